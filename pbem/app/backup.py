@@ -175,12 +175,16 @@ def _copied(source: Path, target: Path, cap: int) -> bool:
     return True
 
 
-def digest(path: Path) -> dict[str, object]:
-    """The size and SHA-256 of the file `path`, read once."""
+def digest(path: Path, deadline: float | None = None) -> dict[str, object]:
+    """The size and SHA-256 of the file `path`, read once; with `deadline` (`monotonic()`), `Late` once it passes."""
     sha = hashlib.sha256()
     size = 0
     with open(path, "rb") as f:
         while chunk := f.read(CHUNK):
+            if deadline is not None and backup.monotonic() > deadline:
+                raise backup.Late(
+                    f"{path.name} was hashed to {size:,} bytes of {os.fstat(f.fileno()).st_size:,} at its deadline"
+                )
             sha.update(chunk)
             size += len(chunk)
     return {"bytes": size, "sha256": sha.hexdigest()}

@@ -1,14 +1,12 @@
 """`pbem backup --check DIR`: whether a backup `pbem backup` made is complete and intact, before it is needed.
 
-It reads the backup's `manifest.json` (`pbem.app.backup`) and says, one line each: every file it names is
-there with its size and SHA-256 (a byte changed, a file missing); the database opens, passes SQLite's
-`quick_check`, and holds the schema revision the manifest names (and whether this pbem knows it); the key file
-`game-keys.secret` opens the sealed signing key of every game in that database (the wrong home's key file is
-named: a restored home could sign none of its games nor check a player's code); `outbox.key` opens the mails
-waiting to be sent that are sealed under it (a player's code in them: another home's key file sends them
-redacted).  A pg_dump file is read by `pg_restore --list` when it is on PATH (said when it is not).
-Nothing in the backup is changed: the database is read as SQLite's `immutable`.
-"""
+It reads the backup's `manifest.json` (`pbem.app.backup`) and says, one line each: every file it names is there with
+its size and SHA-256; the database opens, passes SQLite's `quick_check`, holds the schema revision the manifest names
+(and whether this pbem knows it); `game-keys.secret` opens the sealed signing key of every game in it (the wrong
+home's key file is named); `outbox.key` opens the mails waiting to be sent sealed under it (another home's key
+file sends them redacted).  A pg_dump file is read by `pg_restore --list` when it is on PATH (said when it is not).
+Nothing in the backup is changed: the database is read as SQLite's `immutable`.  The hashes and the quick_check
+stop at a deadline (`--within`), said."""
 
 from __future__ import annotations
 
@@ -30,6 +28,7 @@ MANIFEST_BYTES = 64 * 1024  # a manifest names a handful of files
 MOST_FILES = 32
 LISTING = 120.0  # seconds `pg_restore --list` may take on a pg_dump file
 RESTORING = 900.0  # seconds `--restore-into` may take by default (`pbem backup --within`)
+CHECKING = 900.0  # seconds the hashes and SQLite's quick_check may take by default (`--within`; README, Backups)
 
 
 @dataclass
@@ -60,20 +59,25 @@ class Restore:
     seconds: float = RESTORING
 
 
-def check(folder: Path, restore: Restore | None = None) -> Checked:
-    """Check the backup in `folder` (a folder: the caller says so otherwise); with `restore`, a pg_dump file is
-    restored into a scratch database on that server and read as a SQLite backup is (`pbem.record.restore_probe`)."""
-    c = Checked()
+def check(folder: Path, restore: Restore | None = None, seconds: float = CHECKING) -> Checked:
+    """Check the backup in `folder` (a folder) within `seconds`, else stop where it is, said in `unchecked` (costs23:
+    one of many GB was read whole, however long); with `restore`, a pg_dump file is restored into a scratch database
+    on that server and read as a SQLite backup is (`pbem.record.restore_probe`, by its own seconds)."""
+    c, deadline = Checked(), backup.monotonic() + seconds  # (the record layer's clock: the quick_check's too)
     manifest = _manifest(folder, c)
     if manifest is None:
         return c
     files: dict[str, Any] = manifest["files"]
-    for name, stated in files.items():
-        _file(folder / name, stated, c)
+    try:
+        for name, stated in files.items():
+            _file(folder / name, stated, c, deadline)
+        got = _database(folder, manifest, c, restore, deadline)
+    except backup.Late as exc:
+        c.unchecked = f"late: {exc} ({seconds:g} s): the rest was not checked; give --within more (README, Backups)"
+        return c
     config = manifest.get("config_file")
     if config not in files:
         c.bad(f"the manifest names no configuration file ({config!r}): the backup is incomplete")
-    got = _database(folder, manifest, c, restore)
     if restore is not None and manifest.get("database") == "sqlite":
         c.good("--restore-into is for a pg_dump file: this backup's SQLite database was read as it is")
     _keys(folder, got.keys if got is not None else None, sealing.FILE in files, c)
@@ -112,7 +116,7 @@ def _manifest(folder: Path, c: Checked) -> dict[str, Any] | None:
     return dict(got)
 
 
-def _file(path: Path, stated: Any, c: Checked) -> None:
+def _file(path: Path, stated: Any, c: Checked, deadline: float) -> None:
     """`path` there, a regular file, with the size and SHA-256 the manifest states."""
     if not path.is_file() or path.is_symlink():
         c.bad(f"{path.name}: missing (the manifest names it)")
@@ -120,16 +124,17 @@ def _file(path: Path, stated: Any, c: Checked) -> None:
     # a size other than the one stated is a change, told without reading the file: a file of 1 GB named with another
     # size was hashed whole first (11.6 s here, costs18)
     sized = isinstance(stated, dict) and stated.get("bytes") == path.stat().st_size
-    found = digest(path) if sized else {}
+    found = digest(path, deadline) if sized else {}
     if not sized or found != {"bytes": stated.get("bytes"), "sha256": stated.get("sha256")}:
         c.bad(f"{path.name}: changed since the backup (its size or SHA-256 is not the manifest's)")
         return
     c.good(f"{path.name}: intact ({found['bytes']:,} bytes, SHA-256 as in the manifest)")
 
 
-def _database(folder: Path, manifest: dict[str, Any], c: Checked, restore: Restore | None) -> backup.Opened | None:
-    """The database opened and checked: what it holds, or None where its games cannot be read here (no database
-    in the backup, one that does not open or holds no pbem tables, a pg_dump file)."""
+def _database(
+    folder: Path, manifest: dict[str, Any], c: Checked, restore: Restore | None, deadline: float
+) -> backup.Opened | None:
+    """The database opened and checked: what it holds, or None where its games cannot be read here."""
     name = manifest.get("database_file")
     if name is None or name not in manifest["files"]:
         c.bad(f"the database is not in this backup ({manifest.get('database')}): save it yourself, see README Backups")
@@ -139,7 +144,7 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked, restore: Resto
             return None
         return _restored(folder / name, restore, manifest.get("schema"), c)
     try:
-        got = backup.opened(folder / name, MARK)
+        got = backup.opened(folder / name, MARK, deadline)
     except sqlite3.Error as exc:
         c.bad(f"{name}: does not open as a SQLite database ({exc})")
         return None
@@ -158,9 +163,7 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked, restore: Resto
 
 
 def _dump(path: Path, c: Checked, alone: bool) -> bool:
-    """A pg_dump file read by `pg_restore --list` (a hash matching the manifest says only that it is the file
-    saved: one pg_dump wrote truncated or damaged matches it too); whether it was read.  `alone`: not restored
-    after (`--restore-into` not given), said so."""
+    """Whether a pg_dump file was read by `pg_restore --list`; `alone`: not restored after (no --restore-into)."""
     about = "its games' keys are not checked here (--restore-into URL restores it to check them)" if alone else ""
     try:
         entries = backup.pg_listed(path, time.monotonic() + LISTING)
@@ -183,8 +186,7 @@ def _dump(path: Path, c: Checked, alone: bool) -> bool:
 
 
 def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backup.Opened | None:
-    """The pg_dump file restored into a scratch database on `restore.url`'s server, read and dropped: what it
-    holds, or None (said why) when it did not restore or could not be tried."""
+    """The pg_dump file restored into a scratch database on `restore.url`'s server, read, dropped; None: said why."""
     from pbem.record.restore_probe import restored, shown
 
     where = shown(restore.url)
@@ -220,8 +222,7 @@ def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backu
 
 
 def _keys(folder: Path, keys: list[tuple[str, str | None]] | None, listed: bool, c: Checked) -> None:
-    """The backup's `game-keys.secret` opens every game's sealed signing key; with `keys` None (the database's
-    keys unread) only that it holds a key, said so: "opens every game's key (0 games)" reassured wrongly."""
+    """`game-keys.secret` opens every game's sealed signing key; with `keys` None (unread) that it holds a key."""
     sealed = [(game, k) for game, k in keys or [] if k is not None and sealing.is_sealed(k)]
     path = folder / sealing.FILE
     if not listed or not path.is_file():
@@ -250,8 +251,7 @@ def _keys(folder: Path, keys: list[tuple[str, str | None]] | None, listed: bool,
 
 
 def _outbox_key(path: Path, listed: bool, got: backup.Opened | None, c: Checked) -> None:
-    """`outbox.key` opens the database's mails waiting to be sent that are sealed under it (at most
-    `backup.SEALED` of them tried); only that it holds a key where the database was not read."""
+    """`outbox.key` opens the mails waiting sealed under it (`backup.SEALED` tried); else that it holds a key."""
     from cryptography.fernet import Fernet, InvalidToken
 
     sealed = got.sealed if got is not None else 0

@@ -21,8 +21,8 @@ def backup_command(
         WITHIN,
         "--within",
         min=0.0,
-        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline), or with --check --restore-into "
-        "the restore; past them it stops.",
+        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline), or with --check the hashes and "
+        "SQLite's quick_check (and --restore-into's restore); past them it stops, said (--check: exit 3).",
     ),
     check: Path | None = typer.Option(None, "--check", metavar="DIR", help="Check the backup in DIR instead."),
     restore_into: str | None = typer.Option(
@@ -122,9 +122,11 @@ def _check(folder: Path, restore_into: str | None, within: float) -> None:
                 2,
             )
         restore = Restore(restore_into, within)
-    got = check(folder.expanduser(), restore)
+    got = check(folder.expanduser(), restore, within)
     for line in got.lines:
         typer.echo(line)
+    if got.unchecked is not None and got.wrong:
+        typer.echo(got.unchecked.split(": ", 1)[1])
     if got.unchecked is not None and not got.wrong:  # the server's fault, not the backup's
         fail(got.unchecked.split(": ", 1)[1], 3)
     if not got.ok:

@@ -31,6 +31,7 @@ from pbem.record import outbox_key, private
 
 STEP = 1024  # pages copied between two looks at the deadline (4 MiB of SQLite's default pages)
 PROBLEMS = 5  # lines of `quick_check` kept when the copy is damaged
+LOOK = 100_000  # SQLite's virtual machine steps between two looks at a deadline (some milliseconds)
 SEALED = 50  # sealed queued mails read to try the backup's outbox.key on (each a few kB)
 
 
@@ -104,20 +105,37 @@ def held(conn: Any, tables: set[str], mark: bytes, problems: list[str] | None = 
     return Opened(problems or [], revision, keys, sealed, some, check)
 
 
-def opened(path: Path, mark: bytes = b"") -> Opened:
+def opened(path: Path, mark: bytes = b"", deadline: float | None = None) -> Opened:
     """Read the SQLite copy `path` without changing it (with `mark`, the outbox's mails that start with it);
     sqlite3.DatabaseError when it is no database, or no regular file: SQLite opens a FIFO blocking, so
-    `pbem backup --check` of a backup whose database was a named pipe waited for a writer without end (costs18)."""
+    `pbem backup --check` of a backup whose database was a named pipe waited for a writer without end (costs18).
+    With `deadline` (`monotonic()`), `Late` once it passes: SQLite's `quick_check` reads every page, linear but
+    not capped (a database of many GB: minutes), and is stopped by its progress handler (costs23)."""
     with contextlib.suppress(OSError):  # (a path that cannot be looked at: SQLite says it cannot open it)
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise sqlite3.DatabaseError("not a regular file (a pipe, a device or a socket): not opened")
     conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True)
+    stopped: list[bool] = []  # the deadline passed: the statement running was interrupted
+
+    def late() -> bool:
+        if deadline is not None and monotonic() > deadline:
+            stopped.append(True)
+        return bool(stopped)
+
+    if deadline is not None:
+        conn.set_progress_handler(late, LOOK)
     try:
         problems = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({PROBLEMS})")]
         if problems == ["ok"]:
             problems = []
         tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return held(conn, tables, mark, problems)
+    except sqlite3.OperationalError:
+        if not stopped:
+            raise
+        raise Late(
+            f"{path.name} had not been read whole (SQLite's quick_check, then its games) at its deadline"
+        ) from None
     finally:
         conn.close()
 

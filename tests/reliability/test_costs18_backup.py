@@ -93,7 +93,9 @@ def test_a_file_of_another_size_than_stated_is_told_changed_without_reading_it(
         f.truncate(1 << 30)
     read: list[str] = []
     whole = backup_check.digest
-    monkeypatch.setattr(backup_check, "digest", lambda path: read.append(path.name) or whole(path))
+    monkeypatch.setattr(
+        backup_check, "digest", lambda path, *deadline: read.append(path.name) or whole(path, *deadline)
+    )
     got = check(folder)
     assert "pbem.toml: changed since the backup (its size or SHA-256 is not the manifest's)" in got.wrong
     assert "pbem.toml" not in read and read, f"read to say its size is not the one stated: {read}"
