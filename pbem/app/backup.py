@@ -181,7 +181,7 @@ def digest(path: Path, deadline: float | None = None) -> dict[str, object]:
     size = 0
     with open(path, "rb") as f:
         while chunk := f.read(CHUNK):
-            if deadline is not None and backup.monotonic() > deadline:
+            if deadline is not None and backup.now() > deadline:
                 raise backup.Late(
                     f"{path.name} was hashed to {size:,} bytes of {os.fstat(f.fileno()).st_size:,} at its deadline"
                 )

@@ -63,7 +63,7 @@ def check(folder: Path, restore: Restore | None = None, seconds: float = CHECKIN
     """Check the backup in `folder` (a folder) within `seconds`, else stop where it is, said in `unchecked` (costs23:
     one of many GB was read whole, however long); with `restore`, a pg_dump file is restored into a scratch database
     on that server and read as a SQLite backup is (`pbem.record.restore_probe`, by its own seconds)."""
-    c, deadline = Checked(), backup.monotonic() + seconds  # (the record layer's clock: the quick_check's too)
+    c, deadline = Checked(), backup.now() + seconds  # (the record layer's clock: the quick_check's too)
     manifest = _manifest(folder, c)
     if manifest is None:
         return c

@@ -35,6 +35,11 @@ LOOK = 100_000  # SQLite's virtual machine steps between two looks at a deadline
 SEALED = 50  # sealed queued mails read to try the backup's outbox.key on (each a few kB)
 
 
+def now() -> float:
+    """The clock every deadline of a backup and its check is read on (`monotonic`)."""
+    return monotonic()
+
+
 class Late(Exception):
     """The copy did not finish by its deadline; one sentence."""
 

@@ -85,7 +85,7 @@ def scratch(url: str, deadline: float) -> Iterator[str]:
     with _connect(url, None, deadline) as admin:
         for (old,) in admin.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (mine + "%",)).fetchall():
             pid = str(old)[len(mine) :].split("_")[0]
-            if pid.isdigit() and not running(int(pid)):
+            if pid.isascii() and pid.isdigit() and len(pid) <= 9 and not running(int(pid)):
                 admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(old)))
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         try:

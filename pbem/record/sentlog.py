@@ -201,7 +201,7 @@ def replay(home: Path, url: str, when: datetime) -> int:
 
     path = journal_dir(home) / LEDGER
     text = _tail(path, READ_BYTES).decode("ascii", "replace")
-    ids = {int(line) for line in text.split() if line.isdigit()}
+    ids = {int(line) for line in text.split() if is_id(line)}
     if not ids:
         return 0
     with transaction(url) as conn:
@@ -259,7 +259,14 @@ def read_ids(path: Path) -> set[int]:
         text = path.read_text(errors="replace")
     except FileNotFoundError:
         return set()
-    return {int(line) for line in text.split() if line.isdigit()}  # a torn last line is not an id
+    return {int(line) for line in text.split() if is_id(line)}  # a torn last line is not an id
+
+
+def is_id(word: str) -> bool:
+    """Whether a word of a journal or the ledger is an outbox id: ASCII digits, at most 18 (a SQLite INTEGER).
+    `str.isdigit` alone took "²" and "٣", which `int` refuses, and any number of digits: a ledger line of 19 digits
+    ended the run that folds it in OverflowError, of 5,000 in ValueError (Python's limit), a traceback (costs23)."""
+    return word.isascii() and word.isdigit() and len(word) <= 18
 
 
 def others(directory: Path, mine: Path | None = None) -> list[tuple[Path, bool]]:

@@ -524,7 +524,8 @@ class ImapInbox(Filing):
         told = self._client._imap.untagged_responses.pop("EXPUNGE", [])  # (also let go: they were kept all run)
         for k in told:
             k = k.decode("ascii", "replace") if isinstance(k, bytes) else str(k)
-            if k.strip().isdigit() and int(k) <= n:
+            k = k.strip()
+            if k.isascii() and k.isdigit() and len(k) <= 18 and int(k) <= n:  # (5,000 digits: int() refuses them)
                 n -= 1
         self.exists -= len(told)
         return n
