@@ -101,9 +101,10 @@ def measured(text: str) -> tuple[int, int]:
     rest of the text, as the pass had it), the structure counted by `str.count`, and the nesting read from the
     brackets alone (`_deepest`).  The values are exactly what the pass counted, for any text (so no text of more
     passes to the parser, which holds 25 times the text of `{},`); the nesting too wherever the brackets pair, as in
-    every JSON text: where they do not the text is no JSON, refused either way, its sentence naming a depth or that
-    it is not valid JSON.  The text is taken a `PIECE` at a time (`_structure`): what is held is a piece and the
-    brackets.  `tests/reliability/test_costs23_measured.py` compares both on generated texts."""
+    every JSON text: where they do not (no JSON, refused either way) it may be more than the pass's, never less
+    (a pass of peeling lowers the highest level by one at most).  The text is taken a `PIECE` at a time
+    (`_structure`): what is held is a piece and the brackets.  `tests/reliability/test_costs23_measured.py`
+    compares both on generated texts."""
     values, at = 1, 0
     brackets: list[bytes] = []
     while at < len(text) or not brackets:
