@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -106,20 +107,31 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
     """Write the database and the home's files into `work`; the manifest that names them."""
     manifest: dict[str, object] = {"format": FORMAT, "pbem": __version__, "taken": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
     from pbem.app.whose import whose
+    from pbem.record.db import DatabaseDamaged, damage_of
 
-    if (owner := whose(cfg.database_url, cfg.home)).kept is None:  # a home that never ran: the copy names it
-        owner.adopt(cfg.database_url, cfg.home)  # (restored into another folder, it is refused: `pbem.app.whose`)
+    try:
+        if (owner := whose(cfg.database_url, cfg.home)).kept is None:  # a home that never ran: the copy names it
+            owner.adopt(cfg.database_url, cfg.home)  # (restored into another folder, it is refused: `pbem.app.whose`)
+    except DatabaseDamaged:  # its tables cannot be read: the copy below is made all the same, and said damaged
+        pass
     file = private.database_path(cfg.database_url)
     copied = None
     if file is not None:
         if not file.is_file():
             raise OSError(f"the database {file} does not exist")
-        backup.copy_sqlite(file, work / SQLITE_FILE, deadline)
+        backup.copy_sqlite(file, work / SQLITE_FILE, deadline)  # page by page: it reads no table
         manifest |= {"database": "sqlite", "database_file": SQLITE_FILE}
-        copied = backup.opened(work / SQLITE_FILE)
-        manifest["schema"] = copied.revision
-        if copied.problems:  # the copy is the database as it is: said, so that the moderator looks at the original
-            taken.damaged = list(copied.problems)
+        try:
+            copied = backup.opened(work / SQLITE_FILE)
+        except sqlite3.DatabaseError as exc:  # a page quick_check cannot read past (the schema's): kept as it is
+            if (words := damage_of(exc)) is None:
+                raise
+            taken.damaged = [words]
+            manifest["schema"] = None
+        else:
+            manifest["schema"] = copied.revision
+            if copied.problems:  # the copy is the database as it is: said, so the moderator looks at the original
+                taken.damaged = list(copied.problems)
     else:
         manifest |= {"database": "postgresql", "database_file": _dumped(cfg, work, taken, deadline)}
         from pbem.record.schema import stored_version
@@ -128,7 +140,9 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
     from pbem.record.schema import head_revisions, standing
 
     schema = manifest["schema"] if isinstance(manifest["schema"], str) else None
-    if schema not in head_revisions():  # saved all the same: a backup changes nothing, and is wanted first
+    if (
+        schema not in head_revisions() and not taken.damaged
+    ):  # saved all the same: a backup changes nothing, and is wanted first
         taken.notes.append(f"the database has schema {schema}, {standing(schema)}")
     if not _copied(cfg.home / sealing.FILE, work / sealing.FILE, sealing.KEY_FILE_BYTES):
         taken.notes.append(f"{cfg.home / sealing.FILE} does not exist (this home has sealed nothing yet)")

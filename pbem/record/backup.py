@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from pbem.record import outbox_key, private
+from pbem.record.db import damage_of
 
 STEP = 1024  # pages copied between two looks at the deadline (4 MiB of SQLite's default pages)
 PROBLEMS = 5  # lines of `quick_check` kept when the copy is damaged
@@ -50,7 +51,13 @@ def copy_sqlite(source: Path, target: Path, deadline: float, step: int | None = 
     src = sqlite3.connect(f"file:{quote(str(source))}?mode=rw", uri=True, isolation_level=None, timeout=10)
     try:
         src.execute("BEGIN")
-        src.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the snapshot the copy is of, held to its end
+        try:
+            src.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the snapshot the copy is of, held to its end
+        except sqlite3.DatabaseError as exc:  # its schema's pages damaged: copied all the same, page by page (the
+            if damage_of(exc) is None:  # backup reads no table; it starts again should another connection write
+                raise  # between its steps), so that the damage is kept
+            if src.in_transaction:
+                src.execute("ROLLBACK")
         os.close(private.create(target))
         dst = sqlite3.connect(target)
         try:
@@ -62,7 +69,8 @@ def copy_sqlite(source: Path, target: Path, deadline: float, step: int | None = 
             src.backup(dst, pages=step or STEP, progress=progress)
         finally:
             dst.close()
-        src.execute("COMMIT")
+        if src.in_transaction:
+            src.execute("COMMIT")
     finally:
         src.close()
 
