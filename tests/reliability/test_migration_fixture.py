@@ -66,7 +66,8 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
     expected_games = json.loads((FIXTURES / "first_revision.expected.json").read_text())
     running = sorted(n for n, g in expected_games.items() if not g["over"] and n not in paused)
     assert paused and running, "the fixture has a paused game and running ones"
-    assert due == [(n, k) for n in running for k in ("deadline", "reminder")], "0007 backfills what is due"
+    want = [(n, k) for n in running for k in ("deadline", "reminder")] + [(n, "paused") for n in paused]
+    assert due == sorted(want), "0007 backfills what is due; 0023 the paused game's weekly reminder to the moderator"
 
     expected = json.loads((FIXTURES / "first_revision.expected.json").read_text())
     got = game_digest(db)
