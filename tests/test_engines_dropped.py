@@ -10,6 +10,11 @@ The generator: seeded runs of uses of 9 to 14 homes (each once in a shuffled ord
 as a command's unit of work), the collector off; after each use, the database files this process holds open must be
 among the last 8 used.  `PBEM_ENGINE_CASES=N` runs N seeds (the suite runs 3).  Of 100 seeds, 100 failed on
 90a53973 (each at its ninth use), 0 now.
+
+The second generator (suite8): the same runs with a connection held across the drop (a read on a home's writers'
+engine, or `db.reading`'s readers' engine), put back after it was dropped; once put back, the dropped home must be
+closed.  `Engine.dispose` gives the engine a new pool and the connection went back to the old one, open until a
+collection.  `PBEM_ENGINE_CASES=60` (the suite runs 3): 60 of 60 failed on b1f92b21, 0 now.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import gc
 import os
 import random
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -100,3 +106,36 @@ def test_a_dropped_homes_log_is_copied_as_it_is_dropped_not_at_a_collection(tmp_
     for i in range(1, KEPT + 1):
         _use(f"sqlite:///{tmp_path / f'h{i}.db'}")
     assert "h0.db" not in _open_files(tmp_path) and not wal.exists(), (_open_files(tmp_path), wal.exists())
+
+
+def _held_case(seed: int, folder: Path) -> str | None:
+    """A home read and its connection held while 8 to 12 others are used, then put back: the first check after
+    which a home not among the last 8 used is still open, or None."""
+    rng = random.Random(seed)
+    homes = [f"h{i}.db" for i in range(rng.randint(KEPT + 1, KEPT + 5))]
+    held, others = homes[0], homes[1:]
+    with ExitStack() as stack:
+        url = f"sqlite:///{folder / held}"
+        _use(url)  # the file and its table exist
+        if rng.random() < 0.5:
+            conn = stack.enter_context(db.engine_for(url).connect())  # the writers' engine, a read
+        else:
+            conn = stack.enter_context(db.reading(url))  # the readers' engine
+        conn.execute(text("SELECT count(*) FROM t")).scalar_one()
+        recent = [held]
+        for name in rng.sample(others, len(others)):
+            _use(f"sqlite:///{folder / name}")
+            recent.append(name)
+    left = _open_files(folder) - set(recent[-KEPT:])
+    return f"seed {seed}: {sorted(left)} open after its connection was put back" if left else None
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="reads /proc/self/fd (Linux)")
+def test_a_connection_held_across_the_drop_closes_as_it_is_put_back(tmp_path: Path, quiet: None) -> None:
+    failed = []
+    for seed in range(CASES):
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        failed += [why] if (why := _held_case(seed, folder)) else []
+        db.engine_for.cache_clear()
+    assert not failed, f"{len(failed)} of {CASES}: {failed[:3]}"
