@@ -130,7 +130,7 @@ def test_read_calls_are_the_windows_own_when_a_collection_comes(tmp_path: Path) 
     for quiet in (False, True):
         gc.collect()
         Litter(reader, reads=500)
-        w = Window(quiet_gc=quiet)
+        w = Window(quiet_gc=quiet)  # collector on: once, to show what a collection inside counts
         kept = [[] for _ in range(5_000)]  # allocations enough to start a collection
         counts[quiet] = w.close().reads
         del kept

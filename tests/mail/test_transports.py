@@ -18,6 +18,7 @@ import pytest
 from pbem.mail.transports.imap import ImapInbox
 from pbem.mail.transports.seam import PermanentSendError, TransientSendError, TransportError
 from pbem.mail.transports.smtp import SmtpSender
+from tests.growth import Stopwatch
 
 from .conftest import MODERATOR, USERS
 
@@ -89,10 +90,13 @@ def _fetches(box: ImapInbox) -> list[tuple[str, list[int], list[str]]]:
 
 
 def _until(condition, seconds: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "the connection's thread never got there"  # wall clock: deadline
-        time.sleep(0.01)
+    watch = Stopwatch()
+    try:
+        while not condition():
+            assert watch.spent() < seconds, "the connection's thread never got there"  # wall clock: deadline
+            time.sleep(0.01)
+    finally:
+        watch.stop()
 
 
 def test_fetch_reads_one_batch_ahead_never_two(mail_servers):

@@ -15,7 +15,6 @@ import json
 import mailbox
 import os
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ import pytest
 
 from pbem.home import config as config_mod
 from pbem.trust import receipts
-from tests.growth import Window
+from tests.growth import Stopwatch, Window
 
 WAIT = 20.0  # seconds: a read that is still waiting then never ends
 MAX_CONFIG = getattr(config_mod, "MAX_CONFIG_BYTES", 1024 * 1024)  # (getattr: the file runs on the code before)
@@ -254,12 +253,12 @@ def test_a_poll_lock_whose_open_waits_ends_at_the_polls_deadline(home: Path) -> 
             "import sys; from pbem.mail.transports import deadline; deadline.GRACE = 0.1; from pbem.cli import main; "
             f"sys.argv = ['pbem', '--config', {str(home)!r}, 'poll']; main()"
         )
-        started = time.monotonic()
+        watch = Stopwatch()
         try:
             r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=WAIT)
         except subprocess.TimeoutExpired:
             pytest.fail(f"the poll still waited for its lock file after {WAIT:.0f} s")
-        spent = time.monotonic() - started
+        spent = watch.stop()
     assert r.returncode == 3, (r.returncode, r.stderr[-1500:])
     assert "passed its deadline of 1 s" in r.stderr and "Traceback" not in r.stderr, r.stderr[-1500:]
     assert spent < 1 + 0.1 + 8, spent  # wall clock: deadline

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from pbem.home import logs
+from tests.growth import Stopwatch
 
 EVERY = 0.02  # seconds the reader takes for each line
 LINE = 4000  # characters a line (a page of the pipe's buffer: one read lets one line in)
@@ -69,10 +69,10 @@ def test_a_log_file_slow_on_every_line_holds_the_run_its_budget_in_all(
         log.propagate, log.level = False, logging.INFO
         log.addHandler(handler)
         try:
-            started = time.monotonic()
+            watch = Stopwatch()
             for i in range(LINES):
                 log.info("%d %s", i, "y" * LINE)
-            spent = time.monotonic() - started
+            spent = watch.stop()
         finally:
             log.removeHandler(handler)
             handler.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pbem.mail.transports.credentials import CredentialError, run_command
+from tests.growth import Stopwatch
 
 TIMEOUT = 0.5
 
@@ -38,10 +39,10 @@ def _alive(pid: int) -> bool:
 )
 def test_a_command_that_never_finishes_ends_at_its_timeout_with_all_it_started(tmp_path: Path, script: str) -> None:
     pid_file = tmp_path / "pid"
-    started = time.monotonic()
+    watch = Stopwatch()
     with pytest.raises(CredentialError) as err:
         run_command(["sh", "-c", script.format(pid=pid_file)], "[imap] password_command", timeout=TIMEOUT)
-    waited = time.monotonic() - started
+    waited = watch.stop()
     assert str(err.value) == f"[imap] password_command: 'sh' did not finish within {TIMEOUT:.0f} s"
     assert waited < TIMEOUT + 5, waited  # wall clock: deadline
     sleeper = int(pid_file.read_text())

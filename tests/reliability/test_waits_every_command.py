@@ -16,7 +16,6 @@ import fcntl
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.commands import cli_commands
+from tests.growth import Stopwatch
 from tests.reliability import forkserver
 
 DEADLINE = 1
@@ -124,9 +124,9 @@ def test_every_command_ends_at_its_deadline_when_the_database_does_not_answer(ho
     free = {name: [*name.split(), *(a.format(tmp=tmp) for a in args)] for name, args in NO_DATABASE.items()}
     with held(home.parent / "pbem.db"):
         forkserver.ready()  # (the fixture's commands started it: the clock times the commands, not its start)
-        started = time.monotonic()
+        watch = Stopwatch()
         got = forkserver.pbem_many([*runs.values(), *free.values()], env=env, cwd=tmp, timeout=WAIT)
-        spent = time.monotonic() - started
+        spent = watch.stop()
     ended = dict(zip([*runs, *free], got, strict=True))
     late = [name for name, r in ended.items() if isinstance(r, subprocess.TimeoutExpired)]
     assert not late, f"still waiting after {WAIT:.0f} s: {late}"
@@ -159,7 +159,7 @@ def test_the_deadline_counts_from_the_start_and_a_stopped_one_never_fires(tmp_pa
         "sys.argv[1] == 'stop' and deadline.stop(); time.sleep(0.8); print('ended by itself', flush=True)"
     )
     env = {**os.environ, "PBEM_COMMAND_DEADLINE": "0.2", "PYTHONPATH": os.getcwd()}
-    started = time.monotonic()
+    watch = Stopwatch()
     both = [
         subprocess.Popen(
             [sys.executable, "-c", code, how], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -167,7 +167,7 @@ def test_the_deadline_counts_from_the_start_and_a_stopped_one_never_fires(tmp_pa
         for how in ("stop", "run")
     ]
     (out, err), (run_out, run_err) = (p.communicate(timeout=WAIT) for p in both)
-    spent = time.monotonic() - started
+    spent = watch.stop()
     assert (both[0].returncode, out, err) == (0, "alive\nended by itself\n", "")
     assert (both[1].returncode, run_out) == (3, "alive\n"), (both[1].returncode, run_out, run_err)
     said = "pbem: `pbem game x` passed its deadline of 0.8 s ([limits] command_deadline) while running; stopped"

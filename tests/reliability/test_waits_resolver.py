@@ -18,7 +18,6 @@ import re
 import socket
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pytest
 from pbem.mail.transports import deadline, resolve
 from pbem.mail.transports.seam import TransportError
 from pbem.mail.transports.smtp import SmtpSender
+from tests.growth import Stopwatch
 from tests.mail.test_deadlines import MAIL, _imap_home
 from tests.reliability import forkserver
 
@@ -38,12 +38,12 @@ def test_a_poll_whose_imap_host_name_does_not_resolve_ends_at_its_deadline(tmp_p
     toml.write_text(toml.read_text().replace('host = "127.0.0.1"', 'host = "imap.hang.test"'))
     env = {**os.environ, "PBEM_TEST_FAULT": "dns-hang", "PBEM_DEADLINE_PW": "secret-pw"}
     forkserver.ready()  # the clock times the poll, not the fork server's start
-    started = time.monotonic()
+    watch = Stopwatch()
     try:
         r = forkserver.server().run(["--config", str(toml), "poll"], env, str(tmp_path), True, WAIT)
     except subprocess.TimeoutExpired:
         pytest.fail(f"the poll still waited for the resolver after {WAIT:.0f} s")
-    spent = time.monotonic() - started
+    spent = watch.stop()
     assert r.returncode == 3, (r.returncode, r.stderr[-1500:])
     told = [line for line in r.stderr.splitlines() if line.startswith("pbem: ")]  # the one line (and the log's)
     assert "Traceback" not in r.stderr and len(told) == 1, r.stderr[-1500:]
@@ -77,7 +77,7 @@ def test_a_send_whose_smtp_host_name_does_not_resolve_ends_in_time(hanging_resol
     """With no watchdog (`pbem check`, `outbox`), at the connection's timeout; with the poll's, at its deadline."""
     if watchdog:
         deadline.start(0.5, grace=60)
-    started = time.monotonic()
+    watch = Stopwatch()
     try:
         with pytest.raises(TransportError) as err:
             SmtpSender("smtp.hang.test", 25, timeout=1 if not watchdog else 30, local_hostname="pbem.test").send(
@@ -85,7 +85,7 @@ def test_a_send_whose_smtp_host_name_does_not_resolve_ends_in_time(hanging_resol
             )
     finally:
         deadline.stop()
-    spent = time.monotonic() - started
+    spent = watch.stop()
     said = r"0\.\d" if watchdog else "1"  # with the watchdog: what was left of its 0.5 s
     assert re.search(rf"'smtp\.hang\.test' was not resolved within {said} s", str(err.value)), str(err.value)
     assert "\n" not in str(err.value)

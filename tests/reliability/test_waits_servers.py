@@ -6,11 +6,11 @@ send with the poll's watchdog armed (it ends at the deadline) and with none (`pb
 socket timeout).  The trickling servers (a byte every 0.2 s) are tests/mail/test_deadlines.py's.
 
 The in-process deadlines subtract from the wall clock the seconds the send's threads waited for a core while they
-could run (`tests.growth.Window`'s `delay`, `schedstat`'s run delay): what the machine's load adds, not what pbem
+could run (`tests.growth.Stopwatch`, the longest run delay of the window's threads in `schedstat`): what the machine's load adds, not what pbem
 waits.  One of them passed its 6 s once beside the noisy neighbour at load 12 (session 29).  A silent server that
 held pbem for its 30 s socket timeout, or for ever, still fails: sleeping and waiting for a server are no run delay.
-(The threads' delays are summed, and threads waiting for a core at the same time would be subtracted twice: these
-sends' threads wait on one another.)  The poll's clock starts once the fork server is up (`forkserver.ready`).
+(Until suite8 the threads' delays were summed, and threads waiting for a core at the same time were subtracted
+twice; now the longest is.)  The poll's clock starts once the fork server is up (`forkserver.ready`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pbem.mail.transports import deadline
 from pbem.mail.transports.imap import ImapInbox
 from pbem.mail.transports.seam import TransientSendError, TransportError
 from pbem.mail.transports.smtp import SmtpSender
-from tests.growth import Window
+from tests.growth import Stopwatch, Window
 from tests.mail.test_deadlines import MAIL, _imap_home, _pbem, server
 from tests.reliability import forkserver
 
@@ -49,9 +49,9 @@ def test_a_silent_imap_server_cannot_hold_the_poll(tmp_path: Path) -> None:
     with server(silent) as (port, _):
         toml = _imap_home(tmp_path, port, poll_deadline=1)
         forkserver.ready()  # the clock times the poll, not the fork server's start (9.1 s at load 10)
-        started = time.monotonic()
+        watch = Stopwatch()
         r = _pbem(toml, "poll")
-        spent = time.monotonic() - started
+        spent = watch.stop()
     assert r.returncode == 3, (r.returncode, r.stdout, r.stderr[-2000:])
     told = [line for line in r.stderr.splitlines() if line.startswith("pbem: ")]  # the one line (and the log's)
     assert "Traceback" not in r.stderr and len(told) == 1, r.stderr[-2000:]
@@ -63,34 +63,33 @@ def test_a_silent_imap_server_cannot_hold_the_poll(tmp_path: Path) -> None:
 
 def test_a_silent_imap_server_without_a_watchdog_ends_at_the_socket_timeout() -> None:
     with server(silent) as (port, _):
-        window, started = Window(), time.monotonic()
+        watch = Stopwatch()
         with pytest.raises(TransportError):
             ImapInbox("127.0.0.1", port, username="m", password="pw", timeout=1)
-        spent = time.monotonic() - started - window.close().delay  # the load's share left out (above)
+        spent = watch.stop()  # the load's share left out (above)
     assert spent < 1 + 5, spent  # wall clock: deadline
 
 
 def test_a_silent_smtp_server_ends_a_send_at_the_poll_deadline() -> None:
     with server(silent) as (port, _):
-        window = Window()
+        watch = Stopwatch()
         deadline.start(1.0)
-        started = time.monotonic()
         try:
             with pytest.raises(TransientSendError):
                 SmtpSender("127.0.0.1", port, timeout=30).send(MAIL, "m@pbem.test", ["a@players.test"])
         finally:
             deadline.stop()
-        spent = time.monotonic() - started - window.close().delay  # the load's share left out (above)
+        spent = watch.stop()  # the load's share left out (above)
     assert spent < 1 + 5, f"a silent server held the send for {spent:.0f} s"  # wall clock: deadline
 
 
 def test_a_silent_smtp_server_without_a_watchdog_ends_at_the_socket_timeout() -> None:
     window = Window()  # the threads this test starts, not those another thread of the worker starts meanwhile
     with server(silent) as (port, _):
-        sending, started = Window(), time.monotonic()
+        watch = Stopwatch()
         with pytest.raises(TransientSendError):
             SmtpSender("127.0.0.1", port, timeout=1).send(MAIL, "m@pbem.test", ["a@players.test"])
-        spent = time.monotonic() - started - sending.close().delay  # the load's share left out (above)
+        spent = watch.stop()  # the load's share left out (above)
     assert spent < 1 + 5, spent  # wall clock: deadline
     # no thread per retry left behind: the send's own threads, not what earlier tests of this worker left running (an
     # absolute count, "fewer than 50", failed once the suite grew: 50 in a clean-clone rehearsal at 42f70ff5)
