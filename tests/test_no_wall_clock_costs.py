@@ -291,7 +291,8 @@ def raw_deadlines(source: str) -> list[tuple[int, str]]:
 def test_every_deadline_leaves_the_load_out() -> None:
     """suite8: a deadline read off `time.monotonic` times the machine's load too (a 6 s bound of
     `test_waits_servers` failed beside the noisy neighbour at load 12, session 29).  On b1f92b21 this check names
-    26 such asserts (3 more subtracted a `Window`'s delay by hand); now none: each reads a `tests.growth.Stopwatch`."""
+    26 such asserts (3 of them subtracted a `Window`'s summed delay by hand); now none: each reads a
+    `tests.growth.Stopwatch`."""
     offenders = []
     for path in sorted(TESTS.rglob("*.py")):
         text = path.read_text()
@@ -350,9 +351,10 @@ def uncollected_windows(source: str, quiet_by_default: bool) -> list[tuple[int, 
 def test_no_window_counts_with_the_collector_on() -> None:
     """suite7 found costs15's read calls counted a collection's finalizers (1,714 and 2,151 for an export of 86) and
     gave its three windows `quiet_gc=True`; suite8: the collector is off in every `Window` unless asked.  On
-    b1f92b21 this check names 17 windows that read CPU seconds, read calls or run delay with it on (costs3,
+    b1f92b21 this check names 20 windows: 17 that read CPU seconds, read calls or run delay with it on (costs3,
     costs4's commands, files and Maildir, costs5's two, the budgets, the stage and pattern costs, the DKIM and header
-    words, the servers' waits); now none but the one that shows what a collection does."""
+    words, the servers' waits) and 3 of test_noisy_neighbour's; now none (the one that shows what a collection does
+    says so on its line)."""
     import inspect
 
     from tests import growth
