@@ -127,6 +127,19 @@ def pytest_collection(session: pytest.Session) -> Iterator[None]:
         gc.enable()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A measuring window (`tests.growth.Window`, `Stopwatch`) the test opened and did not close, because it failed
+    inside it, is closed after its call: left open, it would keep the collector off and `Thread.start` wrapped for
+    every later test of the worker."""
+    growth = sys.modules.get("tests.growth")
+    before = len(growth.OPEN) if growth is not None else 0
+    yield
+    growth = sys.modules.get("tests.growth")
+    if growth is not None:
+        growth.close_left(before)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests first (`LONG_FIRST`, in that order), every other test after them in its usual order."""
 

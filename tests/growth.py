@@ -84,6 +84,20 @@ def _schedstat(path: str, field: int) -> float:
         return 0.0
 
 
+#: the windows open now, the last opened last (`close_left`)
+OPEN: list[Window] = []
+
+
+def close_left(before: int) -> int:
+    """Close the windows opened after the first `before` still open, the last first (a test that failed inside a
+    window or a `Stopwatch` would leave `Thread.start` wrapped and the collector off for the rest of its worker):
+    how many there were.  `tests/conftest.py` calls it after each test's call."""
+    left = OPEN[before:]
+    for w in reversed(left):
+        w.close()
+    return len(left)
+
+
 class Window:
     """What the thread that opens the window and the threads it starts inside it (and those they start) spend until
     `close`: no other thread's.  No garbage is collected while the window is open (the collector is off until
@@ -100,6 +114,7 @@ class Window:
     computing, allocating and starting threads inside the window leaves the count as it was."""
 
     def __init__(self, *, quiet_gc: bool = True) -> None:
+        OPEN.append(self)  # closed by `close`, or after the test by `close_left` (a test that failed inside it)
         self.collecting = gc.isenabled() if quiet_gc else None  # the collector's state to restore at `close`
         if quiet_gc:
             gc.disable()
@@ -135,6 +150,8 @@ class Window:
         self.first = Spent(time.thread_time(), _reads_of(f"{task}/io"), _delay_of(f"{task}/schedstat"))
 
     def close(self) -> Spent:
+        if self in OPEN:
+            OPEN.remove(self)
         task = f"/proc/self/task/{self.me}"
         mine = Spent(
             time.thread_time() - self.first.cpu,

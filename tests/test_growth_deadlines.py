@@ -83,3 +83,18 @@ def test_a_deadline_still_times_a_wait() -> None:
         spent = watch.stop()
     assert 0.2 <= running <= spent, (running, spent)  # wall clock: the stopwatch's own check
     assert watch.stop() == spent and watch.spent() == spent  # wall clock: the stopwatch's own check (it stopped)
+
+
+def test_a_window_a_failed_test_left_open_is_closed_after_it() -> None:
+    """`close_left` (called after each test's call by tests/conftest.py): the collector back on, `Thread.start` as
+    it was."""
+    import gc
+
+    from tests import growth
+
+    start, before = threading.Thread.start, len(growth.OPEN)
+    Window()
+    Stopwatch()
+    assert not gc.isenabled() and threading.Thread.start is not start
+    assert growth.close_left(before) == 2
+    assert gc.isenabled() and threading.Thread.start is start and len(growth.OPEN) == before
