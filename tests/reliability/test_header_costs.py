@@ -220,7 +220,9 @@ def test_the_generator_finds_the_old_quadratic_decoder() -> None:
         spent = []
         for v in values:
             best = []
-            for _ in range(2):  # the least of two: the machine is shared
+            # the least of two (the machine is shared), but the reference's large text (1 s) is read once: a busy
+            # machine can only raise the ratio it is checked to be over (suite8)
+            for _ in range(1 if name == "stdlib" and v is values[1] else 2):
                 t = Window()
                 fn(v)
                 best.append(t.close().cpu)
