@@ -150,7 +150,7 @@ def test_the_check_finds_a_quadratic_pattern() -> None:
     of 4 * N costs 16 s of CPU."""
     old = re.compile(r"^\s*\**\s*(?:from|von|de)\s*:", re.IGNORECASE)
     t1 = min(_search(old, " " * (N // 2)) for _ in range(2))
-    t4 = min(_search(old, " " * 4 * (N // 2)) for _ in range(2))
+    t4 = _search(old, " " * 4 * (N // 2))  # once (0.9 s): a busy machine can only raise the ratio checked (suite8)
     assert t1 >= FLOOR and t4 / t1 > MAX_GROWTH
 
 
