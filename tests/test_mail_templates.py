@@ -26,6 +26,7 @@ NOT_ABOUT_A_GAME = {
     "address_bounced",
     "clock_ahead",
     "clock_jump",
+    "home_upkeep",
     "inbox_left",
     "inbox_left_kept",
     "message_failed",
@@ -200,6 +201,19 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "message_failed": dict(
         sender="bob@players.test", about="Re: [pbem hh1] Turn 3", message_id="<x1@players.test>", error="KeyError"
+    ),
+    "home_upkeep": dict(
+        items=[
+            dict(
+                text="the newest backup is 3 days old (/backups/pbem/pbem-2026-12-03T031500Z): the nightly one stopped",
+                act="pbem backup --keep 30 /backups/pbem (cron/crontab runs it every night)",
+            ),
+            dict(
+                text="game hh1: this step's deadline was extended 3 times in a row (first due 2026-12-01 09:00, "
+                "now 2026-12-08 09:00 UTC)",
+                act="pbem game waiting hh1; pbem game process hh1 (defaults now) or pbem game replace hh1",
+            ),
+        ]
     ),
     "inbox_left": dict(
         inbox="INBOX",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -100,7 +101,21 @@ def take(cfg: Config, dest: Path, name: str, now: datetime, seconds: float) -> T
         _synced(dest, files=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    _remember(cfg, target, now)
     return taken  # (runs killed before they could clear up, and old backups: `pbem.app.backup_clear`)
+
+
+def _remember(cfg: Config, target: Path, now: datetime) -> None:
+    """The newest backup's time and folder, for the poll's look at the home's upkeep (`pbem.app.upkeep_look`);
+    a database that cannot take it (damaged, read-only) keeps the backup all the same."""
+    from pbem.record import marks
+
+    try:
+        marks.remember(cfg.database_url, marks.BACKUP_MADE, json.dumps({"at": now.isoformat(), "folder": str(target)}))
+    except Exception as exc:
+        logging.getLogger("pbem.backup").warning(
+            "the backup's time was not kept in the database: %s", type(exc).__name__
+        )
 
 
 def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float) -> dict[str, object]:

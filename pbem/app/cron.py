@@ -95,6 +95,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
         if not dry_run and not trust_clock and not new_key and nothing_to_do(home, started, filed.inbox_mark):
             if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
                 _refresh_site(home)  # [publish] dir was just set: the site appears without waiting for mail
+            _upkeep(home, started, None, None)  # its mail, if any, goes out with the next run
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
         from pbem.app import arrivals, witness
         from pbem.app.budgets import overrun
@@ -117,6 +118,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
             summary.told += filed.notes
             if not dry_run:
                 _jump(home, clocks, seen, started, summary, sender)
+                _upkeep(home, started, summary, sender)
                 witness.keep(cfg, inbox)  # what the folders it filed into hold now, for the next run's check
             _deferred(summary)
             late = overrun(summary.read)
@@ -176,6 +178,15 @@ def _jump(home: Home, clocks: Any, seen: datetime | None, started: datetime, sum
         assert seen is not None
         if alerts.clock_jump(home, jump, seen, started, summary.deadlines, summary.reminders):
             _send_now(home, sender, started)
+
+
+def _upkeep(home: Home, started: datetime, summary: PollSummary | None, sender: Any) -> None:
+    """The home's upkeep looked at, every 6 hours, idle runs included: what is due told to the moderator, now in a
+    run that has a sender, else by the next run (months5)."""
+    from pbem.app import upkeep_look
+
+    if upkeep_look.look(home, started, summary) and sender is not None:
+        _send_now(home, sender, started)
 
 
 def _alert_overrun(home: Home, reason: str) -> None:

@@ -106,8 +106,31 @@ def check() -> None:
     for result in checks(_cfg()):
         typer.echo(result.line())
         failed = failed or not result.ok
+    for line in _upkeep():
+        typer.echo(line)
     if failed:
         raise typer.Exit(1)
+
+
+def _upkeep() -> list[str]:
+    """The home's upkeep (`pbem.app.upkeep`): what holds now, each with its command, and the newest backup."""
+    from pbem.app import upkeep
+    from pbem.app.upkeep_look import facts
+    from pbem.record.store import now_utc
+
+    try:
+        found = facts(_home(schema=False), now_utc())
+    except Exception as exc:  # a database that cannot be read: the mail checks above still say what they found
+        return [f"note  the home's upkeep could not be looked at: {type(exc).__name__}: {str(exc)[:200]}"]
+    held = upkeep.conditions(found)
+    out = [f"note  {c.text}; to act on it: {c.act}" for c in held]
+    if found.backup_at is not None:
+        out.append(f"ok    newest backup: {found.backup_folder}, {found.backup_at:%Y-%m-%d %H:%M} UTC")
+    for name, changed in sorted(found.keys.items()):
+        out.append(f"ok    {name}: last changed {changed:%Y-%m-%d %H:%M} UTC (no rotation needed: docs/security.md)")
+    if not held:
+        out.append("ok    the home's upkeep: nothing to tell (backups, key files, disk, sizes, prune, deadlines)")
+    return out
 
 
 @moderator_app.command("code")

@@ -24,6 +24,9 @@ IMAP_FILED = (
 HOME_ID = "home-id"  # the poll_marks row: the name of the home this database belongs to (`pbem.app.whose`)
 CLOCK_AHEAD = "clock-ahead"  # the poll_marks row: how far ahead the server's arrival dates put this clock ("" none)
 SEND_FAILING = "send-failing"  # the poll_marks row: since when the outbox could not send (ISO 8601; "" none)
+UPKEEP_DUE = "upkeep-due"  # the poll_marks row: when the poll next looks at the home's upkeep (`pbem.app.upkeep_look`)
+UPKEEP_TOLD = "upkeep-told"  # the poll_marks row: when each upkeep condition that holds was last told (JSON)
+BACKUP_MADE = "backup-made"  # the poll_marks row: the newest `pbem backup` of this home, {"at": ISO, "folder": path}
 
 
 def digest_due(url: str, when: datetime) -> bool:

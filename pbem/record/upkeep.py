@@ -1,0 +1,82 @@
+"""What the home's upkeep look reads of the record (`pbem.app.upkeep`): the games whose open step's deadline was
+extended again and again, and the sent mail `pbem prune` could drop.  A look runs at most every few hours
+(`pbem.app.upkeep.EVERY`), never on an idle poll; each game costs a few index probes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from pbem.record import models
+from pbem.record.prune import ended_before, unpruned
+from pbem.record.store import aware
+
+_D = models.Deadline.__table__.c  # type: ignore[attr-defined]
+_G = models.Game.__table__.c  # type: ignore[attr-defined]
+_DUE = models.Due.__table__.c  # type: ignore[attr-defined]
+
+LOOKED_BACK = 64  # deadline rows of a game read, newest first: past that many extensions the count says "64"
+
+
+@dataclass(frozen=True)
+class Extended:
+    """A game whose open step's deadline was moved `times` times in a row by the moderator (`pbem game extend`,
+    EXTEND by mail), first due `first_due`, now `due`."""
+
+    game: str
+    step: str
+    times: int
+    first_due: datetime
+    due: datetime
+
+
+def extended(s: Session, least: int) -> list[Extended]:
+    """The games with an open deadline (a `deadline` row of `due` not done) whose newest `least` or more deadline
+    rows are extensions of the same step."""
+    conn = s.connection()
+    games = conn.execute(
+        select(_G.id, _G.name)
+        .where(_G.id.in_(select(_DUE.game_id).where(_DUE.kind == "deadline", _DUE.done.is_(False))))
+        .order_by(_G.id)
+    ).all()
+    out: list[Extended] = []
+    for gid, name in games:
+        rows = conn.execute(
+            select(_D.step, _D.due_at, _D.reason).where(_D.game_id == gid).order_by(_D.id.desc()).limit(LOOKED_BACK)
+        ).all()
+        if not rows:
+            continue
+        step, due = str(rows[0][0]), aware(rows[0][1])
+        times, first = 0, due
+        for row_step, row_due, reason in rows:
+            if str(row_step) != step:
+                break
+            first = aware(row_due)
+            if not str(reason).startswith("extended"):
+                break
+            times += 1
+        if times >= least and due is not None and first is not None:
+            out.append(Extended(str(name), step, times, first, due))
+    return out
+
+
+@dataclass(frozen=True)
+class Prunable:
+    """The games over or abandoned before a time whose sent mail still holds its text, and how much."""
+
+    games: int
+    mails: int
+    bytes: int
+
+
+def prunable(s: Session, before: datetime) -> Prunable:
+    games = mails = size = 0
+    for game in ended_before(s, before):
+        n, b = unpruned(s, game.id)
+        if n:
+            games, mails, size = games + 1, mails + n, size + b
+    return Prunable(games, mails, size)
