@@ -61,7 +61,8 @@ class Stretch:
 class Facts:
     """What a look found.  `home_since`: when the home was made (its oldest key or name file); `backup_at`,
     `backup_folder`, `backup_there`: the newest `pbem backup` this home made (None: none), and whether its folder is
-    still there; `keys`: each key file's last change; `sizes`: bytes of `database`, `cron.log` and each Maildir
+    still there; `keys`: each key file's last change; `unsaved`: the key files of the home that the newest backup
+    (still there) does not hold as they are (made or replaced since, `pbem poll --new-outbox-key`); `sizes`: bytes of `database`, `cron.log` and each Maildir
     folder, `files`: each Maildir folder's files; `free`: bytes free for the home (None: not known)."""
 
     now: datetime
@@ -70,6 +71,7 @@ class Facts:
     backup_folder: str = ""
     backup_there: bool = True
     keys: dict[str, datetime] = field(default_factory=dict)
+    unsaved: tuple[str, ...] = ()
     sizes: dict[str, int] = field(default_factory=dict)
     files: dict[str, int] = field(default_factory=dict)
     free: int | None = None
@@ -112,10 +114,9 @@ def _backups(f: Facts) -> list[Condition]:
     elif f.now - f.backup_at >= BACKUP_LATE:
         text = f"the newest backup is {_ago(f.now, f.backup_at)} old ({f.backup_folder}): the nightly one stopped"
         out.append(Condition("backup_late", "backup_late", text, backup))
-    for name, changed in sorted(f.keys.items()):
-        if changed > f.backup_at:
-            text = f"{name} changed at {changed:%Y-%m-%d %H:%M} UTC, after the newest backup: no backup holds it"
-            out.append(Condition("key_unsaved", f"key_unsaved:{name}", text, backup))
+    for name in f.unsaved:
+        text = f"{name} is not the one the newest backup holds: no backup holds this home's key as it is now"
+        out.append(Condition("key_unsaved", f"key_unsaved:{name}", text, backup))
     return out
 
 

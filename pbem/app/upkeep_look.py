@@ -52,6 +52,22 @@ def _folder(path: Path) -> tuple[int, int]:
     return files, size
 
 
+def _unsaved(home: Path, folder: str) -> tuple[str, ...]:
+    """The key files of `home` that the backup in `folder` does not hold as they are now (by its manifest's
+    SHA-256), for a backup that is still there."""
+    from pbem.app.backup import MANIFEST, digest
+
+    try:
+        saved = json.loads((Path(folder) / MANIFEST).read_text()).get("files", {})
+    except (OSError, ValueError, AttributeError):
+        return ()
+    out = []
+    for name in KEY_FILES:
+        if (home / name).is_file() and (not isinstance(saved, dict) or saved.get(name) != digest(home / name)):
+            out.append(name)
+    return tuple(out)
+
+
 def backup_made(url: str) -> tuple[datetime | None, str]:
     """When and where the newest `pbem backup` of this home was made (None: never, or not since months5)."""
     try:
@@ -95,6 +111,7 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         backup_folder=folder,
         backup_there=not folder or Path(folder).is_dir(),
         keys=keys,
+        unsaved=_unsaved(cfg.home, folder) if folder and Path(folder).is_dir() else (),
         sizes=sizes,
         files=files,
         free=free,
