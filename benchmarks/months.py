@@ -63,7 +63,12 @@ PROFILES = ["prompt"] * 12 + ["late"] * 5 + ["never"] * 2 + ["bounce"]  # per se
 
 
 #: The moderator's mails counted by kind, by words of their subjects.
-TOLD = {"silent_game": "no player has written for", "silent_seat": "has not written for", "bounced": "bounced"}
+TOLD = {
+    "silent_game": "no player has written for",
+    "silent_seat": "has not written for",
+    "bounced": "bounced",
+    "upkeep": "the home needs looking after",  # months5
+}
 
 
 class SimClock:

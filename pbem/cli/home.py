@@ -93,7 +93,10 @@ def _narrow_private_files(cfg: config_mod.Config) -> list[str]:
 
 @app.command()
 def check() -> None:
-    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.
+    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.  Before them, the
+    home's upkeep: a `note` line for each thing that needs you now (no backup or an old one, a key file no backup
+    holds, a disk filling, a size past its limit, mail to prune, a deadline extended again and again) with the
+    command that acts on it, and each key file's last change.
 
     Exit codes: 0 a poll would work; 1 a check failed (its line says what to change);
     2 the configuration file is wrong.
@@ -103,11 +106,11 @@ def check() -> None:
     from pbem.mail.check import checks
 
     failed = False
+    for line in _upkeep():  # first: the mail checks' lines end the output, as before
+        typer.echo(line)
     for result in checks(_cfg()):
         typer.echo(result.line())
         failed = failed or not result.ok
-    for line in _upkeep():
-        typer.echo(line)
     if failed:
         raise typer.Exit(1)
 
