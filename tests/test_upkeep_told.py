@@ -86,7 +86,7 @@ def plan(seed: int, span: int) -> dict[str, object]:
         "first_backup": first,
         "missed": set(range(miss, miss + rng.randint(2, 4))),
         "gone": rng.randint(1, span - 1),  # the newest backup deleted at noon of this day
-        "key": rng.randint(1, span - 1) * 24 + 14,  # outbox.key made at this hour
+        "key": rng.randint(1, span - 1) * 24 + 19,  # outbox.key lost at this hour (an hour after a backup)
         "log_big": rng.randint(0, span - 2) * 24 + 10,
         "log_rotated": rng.choice([None, span * 24 - 20]),
         "extend": rng.randint(0, span - 3) * 24 + 16,  # three extensions of 5 days, an hour apart
@@ -100,7 +100,8 @@ class Run:
     def __init__(self) -> None:
         self.backup_at: datetime | None = None
         self.gone = False
-        self.key_at: datetime | None = None
+        self.key_there = True  # outbox.key in the home
+        self.key_saved = True  # the newest backup holds outbox.key as it is
         self.log_big = False
         self.extended_until: datetime | None = None
         self.told: dict[str, datetime] = {}
@@ -114,7 +115,7 @@ class Run:
                 out.add("backup_gone")
             elif now - self.backup_at >= timedelta(hours=36):
                 out.add("backup_late")
-            if self.key_at is not None and self.key_at > self.backup_at and not self.gone:
+            if self.key_there and not self.key_saved and not self.gone:
                 out.add("key_unsaved")  # (a backup gone is told as such: there is no backup to hold it)
         if self.log_big:
             out.add("cron_log_large")
@@ -189,13 +190,13 @@ def test_the_homes_upkeep_is_told_once_then_spaced_with_its_command(tmp_path: Pa
             day, clock.now = h // 24, at
             if h % 24 == 18 and day >= p["first_backup"] and day not in p["missed"]:  # 03:00
                 newest = take(cfg, backups, dated(at), at, 60).folder
-                run.backup_at, run.gone = at, False
+                run.backup_at, run.gone, run.key_saved = at, False, run.key_there
             if h == p["gone"] * 24 + 3 and newest is not None and newest.exists():
                 shutil.rmtree(newest)
                 run.gone = True
             if h == p["key"]:  # outbox.key lost: `pbem poll --new-outbox-key` lets it go
                 (cfg.home / KEY).unlink()
-                new_key = True
+                new_key, run.key_there = True, False
             if h == p["log_big"]:
                 with open(cfg.home / "cron.log", "wb") as f:
                     f.truncate(9 << 20)  # sparse: 9 MiB on paper
@@ -216,7 +217,7 @@ def test_the_homes_upkeep_is_told_once_then_spaced_with_its_command(tmp_path: Pa
         if new_key:  # the next mail sealed makes a new key, as here (after this run's look), in a new process
             sealed._KEYS.pop(cfg.home / KEY, None)
             sealed._key(cfg.home, create=True)
-            run.key_at, new_key = clock.now, False
+            run.key_there, run.key_saved, new_key = True, False, False
         mails = sent_mail(cfg, seen)
         ups = [m for m in mails if "the home needs looking after" in str(m["Subject"])]
         assert all(m["To"].addresses[0].addr_spec == MOD for m in ups)
