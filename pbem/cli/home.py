@@ -93,7 +93,7 @@ def _narrow_private_files(cfg: config_mod.Config) -> list[str]:
 
 @app.command()
 def check() -> None:
-    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.  Before them, the
+    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.  Then the
     home's upkeep: a `note` line for each thing that needs you now (no backup or an old one, a key file no backup
     holds, a disk filling, a size past its limit, mail to prune, a deadline extended again and again) with the
     command that acts on it, and each key file's last change.
@@ -106,23 +106,25 @@ def check() -> None:
     from pbem.mail.check import checks
 
     failed = False
-    for line in _upkeep():  # first: the mail checks' lines end the output, as before
-        typer.echo(line)
-    for result in checks(_cfg()):
+    cfg = _cfg()
+    for result in checks(cfg):
         typer.echo(result.line())
         failed = failed or not result.ok
+    for line in _upkeep(cfg):
+        typer.echo(line)
     if failed:
         raise typer.Exit(1)
 
 
-def _upkeep() -> list[str]:
+def _upkeep(cfg: config_mod.Config) -> list[str]:
     """The home's upkeep (`pbem.app.upkeep`): what holds now, each with its command, and the newest backup."""
     from pbem.app import upkeep
     from pbem.app.upkeep_look import facts
+    from pbem.home.app import Home
     from pbem.record.store import now_utc
 
     try:
-        found = facts(_home(schema=False), now_utc())
+        found = facts(Home.of(cfg), now_utc())
     except Exception as exc:  # a database that cannot be read: the mail checks above still say what they found
         return [f"note  the home's upkeep could not be looked at: {type(exc).__name__}: {str(exc)[:200]}"]
     held = upkeep.conditions(found)
