@@ -17,11 +17,12 @@ oracle (written again here from the plan, not from `pbem.app.upkeep`): at each l
 of them are due by the schedule; the moderator's mails, in order, must tell exactly those, each with its command,
 and no player gets one.
 
-Of 12 runs of 20 days (`PBEM_UPKEEP_CASES=12 PBEM_UPKEEP_DAYS=20`), all 12 fail on b1f92b21 (none of the 7 kinds
-is ever told: 156 conditions due to be told, 0 told) and none now.  The pure generator (`test_the_schedule_...`):
+Of 12 runs of 20 days (`PBEM_UPKEEP_CASES=12 PBEM_UPKEEP_DAYS=20`; `PBEM_UPKEEP_TALLY=FILE` writes each run's
+counts), all 12 fail on b1f92b21 (none of the 7 kinds is ever told: 135 conditions due to be told, 0 told) and
+none now (135 of 135 told, each on its schedule, 4.8 minutes at a load of 12).  The pure generator (`test_the_schedule_...`):
 200 simulated years of the facts a look reads (sizes growing, disk filling and freed, backups missed, keys changed,
 prunes, extensions), every condition against an oracle and the schedule; `pbem.app.upkeep` did not exist on
-b1f92b21.  The suite runs one run of 8 days end to end and 40 pure years.  Cost: see the report of months5
+b1f92b21.  The suite runs one run of 3 days end to end and 3 pure years.  Cost: see the report of months5
 (`python3 -m pytest tests/test_upkeep_told.py --durations=5 -n 0`).
 """
 
@@ -38,7 +39,7 @@ import pytest
 from tests.conftest import Clock, sent_mail
 
 CASES = int(os.environ.get("PBEM_UPKEEP_CASES", "1"))
-SPAN = int(os.environ.get("PBEM_UPKEEP_DAYS", "5"))
+SPAN = int(os.environ.get("PBEM_UPKEEP_DAYS", "3"))
 YEARS = int(os.environ.get("PBEM_UPKEEP_YEARS", "3"))
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 MOD = "moderator@pbem.test"
@@ -80,7 +81,7 @@ ACTS = {
 def plan(seed: int, span: int) -> dict[str, object]:
     """The run's events, in hours or days from `START`."""
     rng = random.Random(seed)
-    first = rng.randint(0, 3)  # the first nightly backup
+    first = rng.randint(0, min(3, span - 1))  # the first nightly backup
     miss = rng.randint(first + 1, max(first + 1, span - 3))  # a stretch of nights without one
     return {
         "first_backup": first,
