@@ -50,13 +50,17 @@ class Ended:
     since: datetime
 
 
-def ended_before(s: Session, before: datetime) -> list[Ended]:
+def ended_before(s: Session, before: datetime, among: set[int] | None = None) -> list[Ended]:
     """The games over (their newest snapshot, and its time) or abandoned (the newest of pause, resume and abandon
-    is an abandon, and its time) at or before `before`, oldest first.  Three index probes a game: a command the
-    moderator runs now and then, not the poll."""
+    is an abandon, and its time) at or before `before`, oldest first; with `among`, of those games only (the
+    poll's upkeep look, `pbem.record.upkeep.prunable`).  Three index probes a game: a command the moderator runs now
+    and then, not the poll."""
     conn = s.connection()
     out: list[Ended] = []
-    for gid, name in conn.execute(select(_G.id, _G.name).order_by(_G.id)).all():
+    query = select(_G.id, _G.name).order_by(_G.id)
+    if among is not None:
+        query = query.where(_G.id.in_(sorted(among)))
+    for gid, name in conn.execute(query).all():
         snap = conn.execute(
             select(_S.over, _S.created_at).where(_S.game_id == gid).order_by(_S.seq.desc()).limit(1)
         ).first()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from pbem.record import models
@@ -38,9 +38,15 @@ def extended(s: Session, least: int) -> list[Extended]:
     """The games with an open deadline (a `deadline` row of `due` not done) whose newest `least` or more deadline
     rows are extensions of the same step."""
     conn = s.connection()
+    stretched = (  # the games with `least` extensions at all: one pass over the deadlines in SQL, not a query a game
+        select(_D.game_id).where(_D.reason.like("extended%")).group_by(_D.game_id).having(func.count() >= least)
+    )
     games = conn.execute(
         select(_G.id, _G.name)
-        .where(_G.id.in_(select(_DUE.game_id).where(_DUE.kind == "deadline", _DUE.done.is_(False))))
+        .where(
+            _G.id.in_(stretched),
+            _G.id.in_(select(_DUE.game_id).where(_DUE.kind == "deadline", _DUE.done.is_(False))),
+        )
         .order_by(_G.id)
     ).all()
     out: list[Extended] = []
@@ -73,9 +79,22 @@ class Prunable:
     bytes: int
 
 
+ENDED_LOOKED_AT = 200  # the newest games with nothing due a look examines: its cost does not grow with the home
+
+
 def prunable(s: Session, before: datetime) -> Prunable:
+    """Of the newest `ENDED_LOOKED_AT` games with nothing due (no open row of `due`: over, abandoned, or never
+    started), those over or abandoned before `before` whose sent mail holds its text.  A home that ends more games
+    than that in 30 days has some among them whenever pruning is due."""
+    idle = (
+        select(_G.id)
+        .where(_G.id.not_in(select(_DUE.game_id).where(_DUE.done.is_(False))))
+        .order_by(_G.id.desc())
+        .limit(ENDED_LOOKED_AT)
+    )
+    ids = {int(r[0]) for r in s.connection().execute(idle).all()}
     games = mails = size = 0
-    for game in ended_before(s, before):
+    for game in ended_before(s, before, ids):
         n, b = unpruned(s, game.id)
         if n:
             games, mails, size = games + 1, mails + n, size + b
