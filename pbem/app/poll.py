@@ -171,6 +171,7 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
                 if not outcome.quiet:
                     dispatcher.nudge()
                 dispatcher.fold()  # what the sender journaled meanwhile, one UPDATE per batch
+                dispatcher.stop_if_damaged()
             lap("filing")
         stopped = stopped or budgets.unread_left(inbox, summary)  # the inbox's own budget of messages a run
         lap("fetching")

@@ -325,6 +325,10 @@ class OutboxMail(SQLModel, table=True):
     # What to keep once sent, when `raw` holds a secret (a player's code): the same mail with the code redacted.
     keep_raw: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    # SHA-256 of `raw` and `keep_raw` as queued (`pbem.record.outbox.mail_checksum`), checked by the sender before it
+    # hands the mail over: SQLite does not see an overflow page overwritten (migration 0024, walk10).  NULL once
+    # `raw` has become `keep_raw` (sent) or was pruned, and for a row sent before 0024.
+    checksum: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 
 
 class HomeSecret(SQLModel, table=True):

@@ -115,7 +115,7 @@ def prune_sent(s: Session, game_id: int, when: datetime) -> tuple[int, int]:
             return mails, dropped
         for mid, raw in rows:
             data = bytes(raw or b"")
-            conn.execute(_M.update().where(_M.c.id == mid).values(raw=b"", keep_raw=None))
+            conn.execute(_M.update().where(_M.c.id == mid).values(raw=b"", keep_raw=None, checksum=None))
             conn.execute(_O.update().where(c.id == mid).values(digest=hashlib.sha256(data).hexdigest(), pruned_at=when))
             mails, dropped = mails + 1, dropped + len(data)
         after = int(rows[-1][0])

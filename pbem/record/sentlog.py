@@ -233,7 +233,7 @@ def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
         conn.execute(
             OutboxMail.__table__.update()  # type: ignore[attr-defined]
             .where(m.id.in_(chunk), m.keep_raw.is_not(None), m.id.in_(queued))
-            .values(raw=m.keep_raw, keep_raw=None)
+            .values(raw=m.keep_raw, keep_raw=None, checksum=None)  # sent: never checked again
         )
         res = conn.execute(
             OutboxMessage.__table__.update()  # type: ignore[attr-defined]

@@ -42,7 +42,7 @@ from pbem.mail.transports.seam import (
     TransportError,
 )
 from pbem.record import marks, outbox, sentlog
-from pbem.record.db import fetch, reading, session, transaction
+from pbem.record.db import DatabaseDamaged, fetch, reading, session, transaction
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import OutboxMail, OutboxMessage
 
@@ -84,7 +84,7 @@ _M = OutboxMail.__table__.c  # type: ignore[attr-defined]
 _Q_DUE = select(_C.id).where(_C.status == "queued", _C.next_attempt_at <= bindparam("when")).order_by(_C.id)
 # the queued mails with ids from lo to hi (a chunk of the due ids, read just before they are sent)
 _Q_RAWS = (
-    select(_C.id, _M.raw, _M.keep_raw, _C.to_addr)
+    select(_C.id, _M.raw, _M.keep_raw, _C.to_addr, _M.checksum)
     .join_from(OutboxMessage.__table__, OutboxMail.__table__, _M.id == _C.id)  # type: ignore[attr-defined]
     .where(_C.id >= bindparam("lo"), _C.id <= bindparam("hi"), _C.status == "queued")
     .order_by(_C.id)
@@ -112,9 +112,33 @@ def _due_mail(
         wanted = set(chunk)
         with reading(cfg.database_url) as conn:
             rows = fetch(conn, _Q_RAWS, {"lo": chunk[0], "hi": chunk[-1]})
-        for oid, raw, keep, to in rows:
-            if oid in wanted and oid not in journal.sent:
-                yield oid, opened(cfg.home, raw, keep), to  # a sealed mail is opened only here
+        for oid, raw, keep, to, checksum in rows:
+            if oid not in wanted or oid in journal.sent:
+                continue
+            if not outbox.intact(raw, keep, checksum):  # SQLite does not see an overflow page overwritten (walk10)
+                raise DatabaseDamaged(damaged_mail(oid))
+            if not _still_queued(cfg, oid):  # withdrawn (`pbem game abandon`) since the chunk was read (walk10)
+                continue
+            yield oid, opened(cfg.home, raw, keep), to  # a sealed mail is opened only here
+
+
+_Q_STATUS = select(_C.status).where(_C.id == bindparam("id"))
+
+
+def _still_queued(cfg: Config, oid: int) -> bool:
+    """Whether the mail is still queued, read right before it is handed over (one read by the primary key)."""
+    with reading(cfg.database_url) as conn:
+        rows = fetch(conn, _Q_STATUS, {"id": oid})
+    return bool(rows) and rows[0][0] == "queued"
+
+
+def damaged_mail(oid: int) -> str:
+    """The line of a run stopped by a queued mail whose bytes are not those queued (`outbox.intact`)."""
+    return (
+        f"the database is damaged (queued mail {oid}: its bytes are not those queued, a page SQLite does not check "
+        "was overwritten): it was not sent, nor any mail after it; stop the cron poll, and restore the newest backup "
+        "that `pbem backup --check` finds intact (README: Backups)"
+    )
 
 
 def send_pending(
@@ -273,6 +297,11 @@ class Dispatcher:
             self.folding += time.perf_counter() - t0
         self.journal.folded(ids)
 
+    def stop_if_damaged(self) -> None:
+        """Raise the damage a sender thread met (`DatabaseDamaged`): the poll stops there, not at its end (walk10)."""
+        if isinstance(self.error, DatabaseDamaged):
+            raise self.error
+
     def _run(self, i: int) -> None:
         try:
             self._loop(i)
@@ -355,7 +384,8 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
             mail = s.get(OutboxMail, oid)
             if mail is not None and mail.keep_raw is not None:  # given up: the player's code leaves the record as
                 mail.raw, mail.keep_raw = mail.keep_raw, None  # when sent (issue 26); a retry sends it without: a
-                s.add(mail)  # reply still identifies
+                mail.checksum = outbox.mail_checksum(mail.raw, None)  # reply still identifies
+                s.add(mail)
             if row.purpose != "alert":  # one alert a day (a server refusing everything gave one a mail)
                 told, secret = alert(cfg, row, when), message_id_key(s)
                 if not outbox.queued_ids(s, [message_id(cfg, told, secret)]):
