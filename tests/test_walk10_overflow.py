@@ -96,3 +96,19 @@ def test_0024_gives_the_mails_still_to_send_their_checksum_and_no_other(made: Pa
         got = {int(i): (bytes(c) if c is not None else None, mail_checksum(r, k)) for i, r, k, c in rows}
     assert got[ids[0]][0] is None and len(got) == len(ids) >= 3
     assert all(have == want for oid, (have, want) in got.items() if oid != ids[0]), got
+
+
+def test_backup_and_its_check_say_a_queued_mail_is_damaged(made: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The nightly `pbem backup` and `pbem backup --check` compare the checksums of the mails still to send: a
+    damaged one ends the backup exit 4 and the check exit 1, each naming the mail (on b1f92b21 both said intact)."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    held, overflow = _pages(made)
+    home = _copy(made, tmp_path / "home", max(set(held["outbox_mail"]) & overflow))
+    made_it = CliRunner().invoke(app, ["--config", str(home / "pbem.toml"), "backup", str(tmp_path / "b")])
+    assert made_it.exit_code == 4 and "1 queued mail(s) (" in made_it.output, made_it.output
+    (folder,) = (tmp_path / "b").iterdir()
+    checked = CliRunner().invoke(app, ["--config", str(home / "pbem.toml"), "backup", "--check", str(folder)])
+    assert checked.exit_code == 1 and "damaged, 1 queued mail(s) (" in checked.output, checked.output

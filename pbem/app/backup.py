@@ -59,6 +59,7 @@ class Taken:
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # SQLite's `quick_check` lines of a database copied as it is
+    unlike: list[str] = field(default_factory=list)  # its queued mails' bytes that are not those queued (walk10)
 
 
 def dated(now: datetime) -> str:
@@ -147,6 +148,7 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
             manifest["schema"] = copied.revision
             if copied.problems:  # the copy is the database as it is: said, so the moderator looks at the original
                 taken.damaged = list(copied.problems)
+            taken.unlike = backup.unlike(copied)
     else:
         manifest |= {"database": "postgresql", "database_file": _dumped(cfg, work, taken, deadline)}
         from pbem.record.schema import stored_version

@@ -148,14 +148,14 @@ def _database(
     except sqlite3.Error as exc:
         c.bad(f"{name}: does not open as a SQLite database ({exc})")
         return None
-    if got.problems:
-        c.bad(f"{name}: damaged, SQLite's quick_check says: {'; '.join(got.problems)}")
+    for said in [f"SQLite's quick_check says: {'; '.join(got.problems)}"] * bool(got.problems) + backup.unlike(got):
+        c.bad(f"{name}: damaged, {said}")
     if got.revision != manifest.get("schema"):
         c.bad(f"{name}: holds schema {got.revision}, the manifest says {manifest.get('schema')}")
     from pbem.record.schema import standing
 
     known = standing(got.revision)
-    if not got.problems:
+    if not got.problems and not got.unlike:
         c.good(
             f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {count(len(got.keys), 'game')}"
         )

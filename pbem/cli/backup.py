@@ -52,7 +52,8 @@ def backup_command(
     schema, every game's key, outbox.key), and dropped, within --within seconds.  Exit codes: 0 done (intact); 1 the backup
     checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time), or
     --restore-into's server would not make a scratch database (the backup was not checked); 4 the home's database is
-    damaged (it fails SQLite's quick_check: the copy holds it as it is, and --keep removed nothing).
+    damaged (it fails SQLite's quick_check, or a queued mail's bytes are not those queued: the copy holds it as it is,
+    and --keep removed nothing).
 
     Example: pbem --config ~/pbem/pbem.toml backup --keep 30 /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
     """
@@ -92,16 +93,17 @@ def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None
         why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
         hurt = isinstance(exc, DatabaseDamaged) or damage_of(exc) is not None  # a page the copy could not read
         fail(f"no backup was made (nothing is left of it): {why}", DAMAGED_EXIT if hurt else 3)
-    if not taken.damaged:  # the older backups may be the only intact ones left
+    if not taken.damaged and not taken.unlike:  # the older backups may be the only intact ones left
         cleared(taken, keep, cfg.command_deadline)  # a run stopped before its deadline's end is gone by then
     for note in taken.notes:
         typer.echo(f"note: {note}")
     typer.echo(
         f"backup made: {taken.folder} ({', '.join(taken.files)}); check it with: pbem backup --check {taken.folder}"
     )
-    if taken.damaged:  # a note in cron.log went unseen while the polls went on reading only the pages they need
+    if taken.damaged or taken.unlike:  # a note in cron.log went unseen while the polls went on reading what they need
+        said = f"fails SQLite's quick_check ({'; '.join(taken.damaged)})" if taken.damaged else "is damaged"
         fail(
-            f"the database fails SQLite's quick_check ({'; '.join(taken.damaged)}): the backup holds it as it is and "
+            f"the database {said}{''.join(f' ({u})' for u in taken.unlike)}: the backup holds it as it is and "
             "--keep removed no older one; stop the cron poll and restore the newest backup that `pbem backup --check` "
             "finds intact",
             DAMAGED_EXIT,
