@@ -496,14 +496,14 @@ def test_an_invitation_to_join_that_is_not_the_join_step_the_record_gives_is_nam
     joined, the commitment and the key's fingerprint it states are the join step's at its head and the export's, in
     the text and the HTML part.  Generator: the invitation of each kind, forged five ways; the honest one passes."""
     doc, mails = joined_games(kind)
-    invite = next(r for r in mails["Alice"] if "Players, in seat order: " in _text_of(r))
+    invite = next(r for r in mails["Alice"] if "Players: " in _text_of(r))
     honest = verify_mail(doc, [invite], "Alice")
     assert honest.ok and any("1 invitation to join said" in x for x in honest.checked), lines(honest)
     seats = ", ".join(mails)
     other = "0" * 64
     missed = []
     for what, raw in [
-        ("seats", _edited(invite, lambda t: t.replace(f"Players, in seat order: {seats}.", "Players, in seat order: Alice, Zed."))),
+        ("seats", _edited(invite, lambda t: t.replace(f"Players: {seats}.", "Players: Alice, Zed."))),
         ("awaited", _edited(invite, lambda t: t.replace(f"Waiting for: {seats}.", "Waiting for: Alice."))),
         ("commitment", _edited(invite, lambda t: t.replace(doc["seed_commitment"], other))),
         ("asked", _edited(invite, lambda t: t.replace("To take your seat, reply", "You have joined without a salt. Nothing more is needed. Reply"))),

@@ -225,7 +225,7 @@ class JoinStep:
         text = "Every player has joined" if not started else "The moderator started the game"
         if missing:
             text += f" without {' and '.join(missing)} (counted with no salt)"
-        text += f". The deal is made from SHA-256 of the seed and the salts, in seat order: {said}."
+        text += f". The deal is made from SHA-256 of the seed and the salts, {LISTED}: {said}."
         data: dict[str, Any] = {"players": players, "salts": order, "missing": missing, "started": started}
         signed = signatures(state)
         by_sig = [signed.get(p, "") for p in players]
@@ -273,7 +273,19 @@ class JoinStep:
         return None
 
     def earlier_forms(self, event: Event) -> tuple[Event, ...]:
-        return ()
+        return earlier_salts(event)
+
+
+LISTED = "in the order of the players' list"  # the order the salts are combined in (not the order of play)
+
+
+def earlier_salts(event: Event) -> tuple[Event, ...]:
+    """The salts event said "in seat order" before walk10, beside a House of Habsburg deal's "Seating drawn at
+    random" (HH-R4): two seat orders; the list's order is the one the salts are combined in.  `pbem verify` accepts
+    the earlier words whatever engine replays the deal."""
+    if event.kind == "salts" and LISTED in event.text:
+        return (Event(event.kind, event.text.replace(LISTED, "in seat order", 1), event.visibility, event.data),)
+    return ()
 
 
 def _quoted(salt: str) -> str:

@@ -364,7 +364,7 @@ def _awaited(said: Said, after: Step) -> str:
 
 _INVITED = re.compile(r'\A\s*[^\n]{1,400}, game "([^\n]{1,400})": joining\n')
 _INVITE_CLAIMS = {
-    "players": re.compile(r"^Players, in seat order: ([^\n]{1,4000}?)\.$", re.M),
+    "players": re.compile(r"^Players(?:, in seat order)?: ([^\n]{1,4000}?)\.$", re.M),  # the words before walk10
     "waiting": re.compile(r"^Waiting for: ([^\n]{1,4000}?)\.$", re.M),
     "commitment": re.compile(r"commitment is\s{1,8}([0-9a-f]{64})\b"),
     "for": re.compile(r"^Private mail for ([^\n]{1,400}?)\.(?: Do not forward it|$)", re.M),

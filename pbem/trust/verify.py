@@ -1225,7 +1225,8 @@ def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], seen
             seen.older.append(want["seq"])
             continue
         if got_json != want_json and any(
-            json.loads(json.dumps(e.to_json(), sort_keys=True)) == want_json for e in seen.eng.earlier_forms(got)
+            json.loads(json.dumps(e.to_json(), sort_keys=True)) == want_json
+            for e in (*seen.eng.earlier_forms(got), *joining.earlier_salts(got))
         ):
             seen.reworded.append(want["seq"])
             continue
