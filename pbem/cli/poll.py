@@ -36,8 +36,9 @@ def poll(
     \b
       0  done (or another poll was already running on this home)
       1  an unexpected error, a bug: the traceback is printed; nothing is lost
-      2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
-      3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing, its outbox.key is missing or another home's,
+      2  bad configuration (pbem.toml, or a password_env that names a variable not set), or the database needs
+         `pbem upgrade` (one line says what to run)
+      3  the mail server, a mail folder, a password_command or token_command that failed or the database could not be used, the home's game-keys.secret is missing, its outbox.key is missing or another home's,
          the poll passed [mail] poll_deadline, another poll holding the lock is stuck, the clock is
          behind the record, the database is older than the home or the IMAP server's filed mail, or
          another home folder's (a backup restored), or the [log] file cannot be written now (another process holds a lease on it,
@@ -51,7 +52,7 @@ def poll(
     from pbem.app.cron import run_poll
     from pbem.home.config import ConfigError
     from pbem.mail.transports.seam import TransportError
-    from pbem.record.db import DAMAGED_EXIT, DatabaseDamaged, DatabaseError
+    from pbem.record.db import DatabaseError
 
     cfg = _cfg()
     open_log(cfg, "DEBUG" if verbose else cfg.log_level)
@@ -68,7 +69,7 @@ def poll(
         logging.getLogger("pbem").error("poll stopped: %s", exc, extra=TOLD)  # the log file's; stderr has `fail`'s
         from pbem.mail.check import hinted
 
-        fail(hinted(str(exc)), DAMAGED_EXIT if isinstance(exc, DatabaseDamaged) else 3)
+        fail(hinted(str(exc)), _exit_of(exc))
     if run.summary is None:
         typer.echo(run.skipped)
         return
@@ -77,3 +78,16 @@ def poll(
         typer.echo(f"note: {note}")
     if timings and run.summary.timings:
         typer.echo(run.summary.timing_line())
+
+
+def _exit_of(exc: Exception) -> int:
+    """The exit status `--help` gives: 2 for bad configuration (an unset `password_env` ended 3 before walk10, as for
+    a server that cannot be reached: a fault no later run mends), 3 for what the next run may find mended (a server,
+    a lock, a `password_command` that failed, README "Mail servers"), 4 for a damaged database."""
+    from pbem.home.config import ConfigError
+    from pbem.mail.transports.credentials import CredentialError
+    from pbem.record.db import DAMAGED_EXIT, DatabaseDamaged
+
+    if isinstance(exc, DatabaseDamaged):
+        return DAMAGED_EXIT
+    return 2 if isinstance(exc, ConfigError) and not isinstance(exc, CredentialError) else 3
