@@ -648,9 +648,33 @@ def database_errors() -> Iterator[None]:
         raise DatabaseError(unusable(exc)) from None
 
 
-def unusable(exc: OperationalError) -> str:
-    """The one line for a database that cannot be used, with the driver's first line of why."""
-    return f"the database could not be used: {str(exc.orig).splitlines()[0]}"
+def unusable(exc: DBAPIError) -> str:
+    """The one line for a database that cannot be used, with the driver's first line of why (and, for a write the
+    system refused, what to do)."""
+    return f"the database could not be used: {str(exc.orig).splitlines()[0]}{_write_refused(exc.orig)}"
+
+
+_IOERR, _FULL = 10, 13  # SQLite's primary result codes of a write the system refused
+
+
+def _write_refused(orig: BaseException | None) -> str:
+    """What to do when SQLite could not write: a file size limit (`ulimit -f`: the system's EFBIG, "File too
+    large", which SQLite reports as "disk I/O error", walk10) or a full disk; "" for any other error."""
+    import resource
+
+    code = getattr(orig, "sqlite_errorcode", 0) & 0xFF
+    if code not in (_IOERR, _FULL):
+        return ""
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    again = "and run again: nothing is lost, the mail stays in the inbox"
+    if soft != resource.RLIM_INFINITY:
+        return (
+            f": this process may write no file past {soft:,} bytes (its file size limit, `ulimit -f`), and a write "
+            "past it is refused so; if the database or its -wal file is that large, raise or remove the limit where "
+            f"pbem is started (`ulimit -f unlimited` in the cron job's shell, LimitFSIZE=infinity in a systemd unit) "
+            f"{again}"
+        )
+    return f": free space on the database's disk (or raise its quota) {again}" if code == _FULL else ""
 
 
 @contextmanager

@@ -134,13 +134,13 @@ def last_run(database_url: str) -> datetime | None:
     from sqlalchemy import text
     from sqlalchemy.exc import OperationalError
 
-    from pbem.record.db import DatabaseError, transaction
+    from pbem.record.db import DatabaseError, transaction, unusable
 
     try:
         with transaction(database_url) as c:
             row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": LAST_RUN}).first()
     except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+        raise DatabaseError(unusable(exc)) from None
     return _parse(str(row[0])) if row else None
 
 

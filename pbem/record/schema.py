@@ -118,7 +118,7 @@ def stored_version(url: str) -> str | None:
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
-    from pbem.record.db import reading
+    from pbem.record.db import reading, unusable
 
     try:
         with reading(url) as conn:
@@ -127,5 +127,5 @@ def stored_version(url: str) -> str | None:
             version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
             conn.rollback()
     except DBAPIError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+        raise DatabaseError(unusable(exc)) from None
     return str(version) if version else None
