@@ -148,7 +148,9 @@ def message_lines(rng: random.Random, own: list[str], report: list[str] = REPORT
 
 
 def soft_wrap(line: str, width: int, delsp: bool) -> list[str]:
-    """RFC 3676 soft breaks; with DelSp=yes a space is added before each break (and removed on reading)."""
+    """RFC 3676 soft breaks; with DelSp=yes a space is added before each break (and removed on reading).  A piece
+    after a break that starts with ">" (an Italian Wars order, "NEGATE X > Y") is space-stuffed, as a client does:
+    unstuffed it read as a quote, and the order was cut at it (walk10)."""
     if len(line) <= width or line.startswith(">") or " " not in line:
         return [line]
     out, rest = [], line
@@ -156,7 +158,18 @@ def soft_wrap(line: str, width: int, delsp: bool) -> list[str]:
         cut = rest.rindex(" ", 0, width) + 1
         out.append(rest[:cut] + (" " if delsp else ""))
         rest = rest[cut:]
-    return [*out, rest]
+    if not out:
+        return [line]
+    return [out[0], *(STUFFED + p if p.startswith(">") else p for p in [*out[1:], rest])]
+
+
+STUFFED = "\x00"  # a piece `flowed_text` space-stuffs (it stuffs "From " and " " lines itself)
+
+
+def flowed_text(wrapped: list[str]) -> str:
+    """The body of `soft_wrap`'s pieces, space-stuffed as RFC 3676 says."""
+    stuffed = [" " + w if w.startswith(("From ", " ")) else w for w in wrapped]
+    return "\n".join(" " + w[1:] if w.startswith(STUFFED) else w for w in stuffed) + "\n"
 
 
 def build(
@@ -187,7 +200,7 @@ def build(
     if form == "flowed":
         delsp = rng.random() < 0.5
         wrapped = [w for line in lines for w in soft_wrap(line, rng.randint(12, 30), delsp)]
-        msg.set_content("\n".join(" " + w if w.startswith(("From ", " ")) else w for w in wrapped) + "\n")
+        msg.set_content(flowed_text(wrapped))
         msg.set_param("format", "flowed")
         if delsp:
             msg.set_param("delsp", "yes")
