@@ -1,19 +1,22 @@
 """A poll on a home one of whose overflow pages is overwritten (walk10, walk9's leftover).
 
 An overflow page holds the part of a long row past its first page (a mail's bytes, an event's): SQLite does not
-check its content, and its `quick_check` says ok.  The home is walk9's (`tests/test_walk9_damage.py`: a House of
+check its content (its `quick_check` follows the page's first 4 bytes, the number of the next page, and nothing
+else).  The home is walk9's (`tests/test_walk9_damage.py`: a House of
 Habsburg game just made, its Turn 1 mails queued, some sealed with a player's code, and a player's signed PASS in
-the inbox); each case overwrites one overflow page and runs `pbem poll` once.  Required of every case: no
+the inbox); each case overwrites one overflow page, whole (walk9's damage) or all but its pointer to the next page
+(content only), and runs `pbem poll` once.  Required of every case: no
 traceback; exit 0 with the intact run's own summary, or exit 4 with the one line "the database is damaged (...)";
 every mail queued before the poll that it sent byte for byte the mail the intact home sends under that Message-ID
 (never a damaged mail, never a sealed mail's redacted copy); the player's mail never filed as rejected.  (The
 mails the poll itself makes carry its time, so they are not compared.)
 
 Each queued mail's bytes carry their SHA-256 (`outbox_mail.checksum`, migration 0024), which the sender compares
-before handing the mail over.  On b1f92b21, over every overflow page of this home (`PBEM_FULL_SIZE=1`): 3 of 29
-failed (a sealed mail sent as its redacted copy, the run ending exit 0); 0 now.  The README's command runs the
-last overflow page of the outbox's mails, the end of a sealed mail (1 of 1 failed on b1f92b21, 0 now): SQLite reads no
-next page's number there, so the others' damage it sees itself (exit 4).
+before handing the mail over.  On b1f92b21, over every overflow page of this home (`PBEM_FULL_SIZE=1`): whole
+pages 3 of 29 failed (a sealed mail sent as its redacted copy, the run ending exit 0: the last page of a chain,
+whose next-page number SQLite does not read; the others it finds damaged itself, exit 4), content only 16 of 29;
+0 now.  The README's command runs one page each: the last overflow page of the outbox's mails whole, the middle
+one content only (1 of 1 each failed on b1f92b21, 0 now).
 """
 
 from __future__ import annotations
@@ -23,10 +26,24 @@ import sqlite3
 from email import policy
 from pathlib import Path
 
+import pytest
+
 from pbem.home import config as config_mod
 from tests.conftest import sent_mail
 from tests.sizes import FULL
-from tests.test_walk9_damage import _copy, _files, _pages, _poll, made  # noqa: F401  (the fixture)
+from tests.test_walk9_damage import PAGE, _copy, _files, _pages, _poll, made  # noqa: F401  (the fixture)
+
+
+def _copy_content(made: Path, to: Path, page: int) -> Path:  # noqa: F811
+    """The home with `page`'s content overwritten and its first 4 bytes kept: an overflow page's pointer to the
+    next one, which SQLite's quick_check follows; what it never reads is the content."""
+    home = _copy(made, to, None)
+    file = home / "pbem.db"
+    data = bytearray(file.read_bytes())
+    start = (page - 1) * PAGE + 4
+    data[start : page * PAGE] = (bytes(range(256)) * 16)[: page * PAGE - start]
+    file.write_bytes(bytes(data))
+    return home
 
 
 def _mails(home: Path) -> dict[str, bytes]:
@@ -35,7 +52,7 @@ def _mails(home: Path) -> dict[str, bytes]:
     return {str(m["Message-ID"]): m.as_bytes(policy=policy.SMTP) for m in sent_mail(cfg)}
 
 
-def failures(made: Path, tmp: Path, pages: list[int]) -> list[str]:  # noqa: F811
+def failures(made: Path, tmp: Path, pages: list[int], content: bool = False) -> list[str]:  # noqa: F811
     intact = _copy(made, tmp / "intact", None)
     code, summary = _poll(intact)
     assert code == 0 and "1 accepted" in summary, summary
@@ -44,7 +61,7 @@ def failures(made: Path, tmp: Path, pages: list[int]) -> list[str]:  # noqa: F81
         queued = {str(m) for (m,) in conn.execute("SELECT message_id FROM outbox")}
     wrong: list[str] = []
     for page in pages:
-        home = _copy(made, tmp / f"p{page}", page)
+        home = _copy_content(made, tmp / f"c{page}", page) if content else _copy(made, tmp / f"p{page}", page)
         code, said = _poll(home)
         why = []
         if "Traceback" in said:
@@ -65,11 +82,17 @@ def failures(made: Path, tmp: Path, pages: list[int]) -> list[str]:  # noqa: F81
     return wrong
 
 
-def test_a_poll_never_sends_a_mail_whose_overflow_page_was_overwritten(made: Path, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("content", [False, True], ids=["whole-page", "content-only"])
+def test_a_poll_never_sends_a_mail_whose_overflow_page_was_overwritten(
+    made: Path,  # noqa: F811
+    tmp_path: Path,
+    content: bool,
+) -> None:
     held, overflow = _pages(made)
-    pages = sorted(overflow) if FULL else [max(set(held["outbox_mail"]) & overflow)]
+    mails = sorted(set(held["outbox_mail"]) & overflow)
+    pages = sorted(overflow) if FULL else ([mails[len(mails) // 2]] if content else [mails[-1]])
     assert pages, "the home has overflow pages in its outbox's mails"
-    wrong = failures(made, tmp_path, pages)
+    wrong = failures(made, tmp_path, pages, content)
     assert wrong == [], f"{len(wrong)} of {len(pages)} overflow pages:\n" + "\n".join(wrong)
 
 
@@ -99,14 +122,15 @@ def test_0024_gives_the_mails_still_to_send_their_checksum_and_no_other(made: Pa
 
 
 def test_backup_and_its_check_say_a_queued_mail_is_damaged(made: Path, tmp_path: Path) -> None:  # noqa: F811
-    """The nightly `pbem backup` and `pbem backup --check` compare the checksums of the mails still to send: a
-    damaged one ends the backup exit 4 and the check exit 1, each naming the mail (on b1f92b21 both said intact)."""
+    """The nightly `pbem backup` and `pbem backup --check` compare the checksums of the mails still to send: a mail
+    whose overflow page's content was overwritten (its pointer to the next page kept, so SQLite's quick_check finds
+    nothing) ends the backup exit 4 and the check exit 1, each naming the mail (on b1f92b21 both said intact)."""
     from typer.testing import CliRunner
 
     from pbem.cli import app
 
     held, overflow = _pages(made)
-    home = _copy(made, tmp_path / "home", max(set(held["outbox_mail"]) & overflow))
+    home = _copy_content(made, tmp_path / "home", max(set(held["outbox_mail"]) & overflow))
     made_it = CliRunner().invoke(app, ["--config", str(home / "pbem.toml"), "backup", str(tmp_path / "b")])
     assert made_it.exit_code == 4 and "1 queued mail(s) (" in made_it.output, made_it.output
     (folder,) = (tmp_path / "b").iterdir()
