@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import resource
@@ -176,10 +177,11 @@ def clear_filed(servers) -> None:
                     client.expunge()
 
 
-def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
+def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool, cpu: dict[str, float] | None = None) -> float:
+    """The raw client's run: its wall time; `cpu` gets its own CPU (this thread's) fetching and sending."""
     import imapclient
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     client = imapclient.IMAPClient(servers.imap_host, servers.imap_port, ssl=False, timeout=30)
     client.login(common.MODERATOR, common.PASSWORD)
     client.select_folder("INBOX")
@@ -195,11 +197,14 @@ def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
         if move:
             client.move(chunk, "baseline")  # pbem files each batch with one MOVE
     client.logout()
+    c1 = time.thread_time()
     smtp = smtplib.SMTP(servers.smtp_host, servers.smtp_port, timeout=30)
     smtp.login(common.MODERATOR, common.PASSWORD) if smtp.has_extn("auth") else None
     for to, raw in outgoing:
         smtp.sendmail(common.MODERATOR, [to], re.sub(rb"\r?\n", b"\r\n", raw))  # SMTP wants CRLF, as pbem sends
     smtp.quit()
+    if cpu is not None:
+        cpu.update(fetching=c1 - c0, sending=time.thread_time() - c1)
     return time.perf_counter() - t0
 
 
@@ -310,15 +315,20 @@ def rows(cfg, statement) -> list:
         eng.dispose()
 
 
-def timed_poll(cfg, env: dict, messages: int) -> dict:
-    """One `pbem poll --timings` of the INBOX as it is: its wall time, every thread's CPU, the machine's."""
+def timed_poll(cfg, env: dict, messages: int, tmp: Path) -> dict:
+    """One `pbem poll --timings` of the INBOX as it is: its wall time, every thread's CPU, the machine's; each
+    Python thread's CPU by name (`threadcpu.py`, two `thread_time` calls a thread)."""
+    threads_out = tmp / "threadcpu.json"
+    cmd = common.pbem_cmd("poll", "--timings")
+    cmd[1:1] = [str(Path(__file__).resolve().parent / "threadcpu.py"), str(threads_out)]
     cpu0, busy0 = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy()
-    pbem_s, out_text = common.run_timed(common.pbem_cmd("poll", "--timings"), env)
+    pbem_s, out_text = common.run_timed(cmd, env)
     cpu1, busy = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy() - busy0
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)  # all its threads
     line, _, timing = out_text.partition("\n")
     assert f"read {messages} messages: {messages} accepted" in line, line
-    return {"s": pbem_s, "cpu": cpu, "busy": busy, "line": line, "timing": timing}
+    threads = json.loads(threads_out.read_text())["threads"]
+    return {"s": pbem_s, "cpu": cpu, "busy": busy, "line": line, "timing": timing, "threads": threads}
 
 
 def outgoing(cfg, before: set[int]) -> list[tuple[str, bytes]]:
@@ -376,7 +386,7 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                 clear_filed(servers)
                 deliver_all(servers, mails)
                 t0 = time.time()
-                got = timed_poll(cfg, env, messages)
+                got = timed_poll(cfg, env, messages, tmp)
                 busy0 = machine_busy()
                 tail = servers.delivered()  # the servers' work pbem's time left for later: its mail delivered
                 tail_busy = machine_busy() - busy0
@@ -386,7 +396,8 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                 clear_players(servers)
                 deliver_all(servers, mails)
                 busy0, t0 = machine_busy(), time.time()
-                base_s = baseline(servers, out, move=True)
+                base_cpu: dict[str, float] = {}
+                base_s = baseline(servers, out, move=True, cpu=base_cpu)
                 base_busy = machine_busy() - busy0
                 base_tail = servers.delivered()  # and the baseline's: at its pace, part of its mail waits here
                 base_tail_busy = machine_busy() - busy0 - base_busy
@@ -409,6 +420,12 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                     # the whole machine's busy CPU time while each ran (pbem or the baseline, the servers, the rest)
                     "machine_cpu_s": {"pbem": round(got["busy"], 2), "baseline": round(base_busy, 2)},
                     "poll_thread_cpu_ms_per_message": per_message_ms(timings, messages),
+                    # every Python thread of pbem's process by name (`threadcpu.py`), and the baseline client's own
+                    # CPU fetching and sending the same mail: what pbem's IO threads cost beyond a bare client
+                    "thread_cpu_ms_per_message": {k: round(1000 * v / messages, 2) for k, v in got["threads"].items()},
+                    "baseline_client_cpu_ms_per_message": {
+                        k: round(1000 * v / messages, 2) for k, v in base_cpu.items()
+                    },
                     # one thread handles every message in turn, so its CPU alone, on however many idle cores,
                     # over the baseline: a bound no schedule beats without a cheaper or a split poll thread
                     "poll_thread_floor_ratio": (
