@@ -50,7 +50,10 @@ servers) held both cores, and `until_delivered`: each run timed until Postfix ha
 the players' mailboxes, with the machine's CPU until then.  Postfix delivers after it answered, so each run's
 time stops before the servers' work for it does; the baseline hands its mail over faster than Postfix
 delivers it, so more of its servers' work falls after its time.  The issue's ratio is the first one; this
-one counts the servers' delivering for both.  `--timings` adds
+one counts the servers' delivering for both.  `thread_cpu_ms_per_message`: every Python thread of pbem's process by name
+(`threadcpu.py`: `main` holds the poll's thread and the imports, `pbem-codes` the parse ahead and the code checks,
+`pbem-sender` the SMTP sending, `pbem-imap` the reader), and `baseline_client_cpu_ms_per_message` the baseline
+client's own CPU fetching and sending the same mail: what pbem's IO threads cost beyond a bare client.  `--timings` adds
 pbem's whole timing line (its wall-clock steps, the sender threads, the code derivations); `--programs` adds,
 under `until_delivered`, the CPU each program used in each run until its mail was delivered (`programs.py`:
 `python` is pbem's process or the baseline's, `lmtp` Dovecot delivering to the players' mailboxes, `cleanup`,
