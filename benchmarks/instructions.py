@@ -7,7 +7,8 @@ The wall-clock benchmarks (`poll_throughput.py`) compare pbem with its baseline 
 2-core machine the same baseline takes 5 to 11 s within an hour, so a change of a tenth to pbem's own cost
 is lost in the noise.  This script counts instead: `valgrind --tool=callgrind` runs one in-process poll
 (`pbem.app.cron.run_poll`, the Maildir transport of the embedded defaults, SQLite) and reports the
-instructions the process executed (every thread: the poll's and the sender's).  The count does not depend
+instructions the process executed (every thread: the poll's, the sender's, the parse-ahead threads'); `--threads`
+adds each thread's own count a message, by valgrind's thread number (1 the poll's thread).  The count does not depend
 on what else the machine is doing: on one built home it repeats within 0.2%; homes built anew (other random
 codes, Message-IDs and seeds) have counted the same checkout up to 2.5% apart, so compare checkouts within
 one run (`--against`) and read a difference under about 2.5% as none.
@@ -89,15 +90,27 @@ def poll(where: Path, n: int) -> None:
         assert run.summary is not None and run.summary.accepted == n, run.summary or run.skipped
 
 
-def counted(checkout: Path, where: Path, n: int) -> int:
-    """Instructions of `poll(where, n)` run with `checkout`'s pbem, as callgrind counts them."""
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-    cmd += [sys.executable, str(HERE), "--poll", str(where), "--n", str(n)]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=_env(checkout), check=False)
-    found = re.search(r"Collected : (\d+)", res.stderr)
-    if res.returncode != 0 or found is None:
-        raise SystemExit(f"valgrind run failed ({res.returncode}): {res.stderr[-2000:]}")
-    return int(found.group(1))
+def counted(checkout: Path, where: Path, n: int, threads: bool = False) -> tuple[int, dict[str, int]]:
+    """Instructions of `poll(where, n)` run with `checkout`'s pbem, as callgrind counts them (every thread's); with
+    `threads`, each thread's own count too, by valgrind's thread number (1 the poll's thread; the others in the order
+    they started: the same in every poll of one home, so two polls' counts of one number compare)."""
+    with tempfile.TemporaryDirectory(prefix="pbem-instr-cg-") as out:
+        cmd = ["valgrind", "--tool=callgrind"]
+        cmd += (
+            [f"--callgrind-out-file={out}/cg", "--separate-threads=yes"]
+            if threads
+            else ["--callgrind-out-file=/dev/null"]
+        )
+        cmd += [sys.executable, str(HERE), "--poll", str(where), "--n", str(n)]
+        res = subprocess.run(cmd, capture_output=True, text=True, env=_env(checkout), check=False)
+        found = re.search(r"Collected : (\d+)", res.stderr)
+        if res.returncode != 0 or found is None:
+            raise SystemExit(f"valgrind run failed ({res.returncode}): {res.stderr[-2000:]}")
+        each: dict[str, int] = {}
+        for path in sorted(Path(out).glob("cg-*")) if threads else []:
+            summary = re.search(r"^summary: (\d+)", path.read_text(errors="replace"), re.MULTILINE)
+            each[path.name.rpartition("-")[2].lstrip("0") or "0"] = int(summary.group(1)) if summary else 0
+    return int(found.group(1)), each
 
 
 def _env(checkout: Path) -> dict[str, str]:
@@ -128,12 +141,17 @@ def measure(checkout: Path, root: Path, args: argparse.Namespace) -> dict[str, o
     # paths), which fell in the small count alone (430 M instructions: a count 5% low a message)
     warm = [sys.executable, str(HERE), "--poll", str(where), "--n", "1"]
     subprocess.run(warm, check=True, env=_env(checkout), capture_output=True)
-    small, large = counted(checkout, where, few), counted(checkout, where, many)
-    return {
+    (small, small_each), (large, large_each) = (counted(checkout, where, k, args.threads) for k in (few, many))
+    doc: dict[str, object] = {
         "checkout": str(checkout),
         "instructions": {str(few): small, str(many): large},
         "instructions_per_message": round((large - small) / (many - few)),
     }
+    if args.threads:  # each thread's share of a message (valgrind's thread numbers: 1 the poll's thread)
+        doc["instructions_per_message_by_thread"] = {
+            t: round((large_each[t] - small_each.get(t, 0)) / (many - few)) for t in large_each
+        }
+    return doc
 
 
 def main() -> None:
@@ -147,6 +165,11 @@ def main() -> None:
         type=Path,
         help="count every checkout on a copy of this saved home (made once by --build DIR with the older checkout), "
         "upgraded to the checkout's schema: the comparison then repeats within 0.2%%",
+    )
+    ap.add_argument(
+        "--threads",
+        action="store_true",
+        help="also count each thread on its own (callgrind --separate-threads): the poll's thread is number 1",
     )
     ap.add_argument("--build", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--poll", type=Path, help=argparse.SUPPRESS)
