@@ -86,12 +86,25 @@ def used(rows: list[AbsenceRow]) -> dict[str, timedelta]:
     return out
 
 
-def declared(player: str, away: Away, when: datetime) -> Control:
-    """The control row an AWAY or BACK line (or `pbem game away`) writes."""
+def declared(player: str, away: Away, when: datetime, by: str = "player") -> Control:
+    """The control row an AWAY or BACK line (`by` "player") or `pbem game away` ("moderator") writes."""
     back = until_of(away, when)
     if back is None:
-        return Control("back", json.dumps({"player": player}))
-    return Control("away", json.dumps({"player": player, "until": back.isoformat()}))
+        return Control("back", json.dumps({"player": player, "by": by}))
+    return Control("away", json.dumps({"player": player, "until": back.isoformat(), "by": by}))
+
+
+def askers(rows: list[AbsenceRow]) -> dict[str, str]:
+    """Who set each player's newest absence: "player" (their AWAY) or "moderator" (`pbem game away`); a row written
+    before fairness24 names nobody and is left out."""
+    out: dict[str, str] = {}
+    for r in rows:
+        player, by = str(r.detail.get("player", "")), r.detail.get("by")
+        if r.action == "away" and player and by in ("player", "moderator"):
+            out[player] = str(by)
+        elif r.action == "away" and player:
+            out.pop(player, None)
+    return out
 
 
 @dataclass(frozen=True)
@@ -120,12 +133,18 @@ def wait_for(
     return Wait(deadline + max(charged.values()), charged)
 
 
-def decide_wait(loaded: Loaded, step: str, w: Wait, away: dict[str, datetime]) -> Decision:
-    """The game waits for away players: the deadline moves, everyone is told until when."""
+def decide_wait(
+    loaded: Loaded, step: str, w: Wait, away: dict[str, datetime], by: dict[str, str] | None = None
+) -> Decision:
+    """The game waits for away players: the deadline moves, everyone is told until when.  The event names who set
+    each absence (``asked``, `askers`: the player's AWAY, or the moderator's): the moderator's is his intervention,
+    and a player's own is one their Sent folder must hold (`pbem.trust.asked`, fairness24)."""
     who = sorted(w.charged)
     names = ", ".join(f"{p} (away until {stamp(away[p])})" for p in who)
     text = f"The game waits for {names}; the deadline moves to {stamp(w.deadline)}."
     facts: dict[str, object] = {"step": step, "deadline": iso(w.deadline), "players": who}
+    if by is not None:
+        facts["asked"] = {p: by[p] for p in who if p in by}
     detail = json.dumps({p: int(t.total_seconds()) for p, t in w.charged.items()}, sort_keys=True)
     effects: list[Effect] = [NewDeadline(step, w.deadline, "waiting for " + ", ".join(who))]
     effects += announce(loaded, "wait", text, detail, facts=facts, due=stamp(w.deadline), away=names)
@@ -148,7 +167,7 @@ def at_deadline(
         return None
     asked = [p for p in views.waiting(views.engine(loaded), loaded.state) if p not in loaded.resigned]  # left: no wait
     w = wait_for(deadline, asked, away, used(rows), max_away)
-    return decide_wait(loaded, step, w, away) if w is not None else None
+    return decide_wait(loaded, step, w, away, askers(rows)) if w is not None else None
 
 
 def decide_set_by_moderator(
@@ -188,7 +207,9 @@ def decide_set_by_moderator(
     }
     key = ("away", loaded.game.name, seat.player, when.isoformat())
     mail = Mail(seat.address, "away_ack", ctx, NEWS, key, player=seat.player, game_id=loaded.game.id)
-    return Decision(game=loaded.game.name, player=seat.player, effects=[declared(seat.player, away, when), mail])
+    return Decision(
+        game=loaded.game.name, player=seat.player, effects=[declared(seat.player, away, when, "moderator"), mail]
+    )
 
 
 def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> tuple[str, datetime | None]:

@@ -43,6 +43,7 @@ from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
 from pbem.record.rows import Seat
+from pbem.trust.asked import moved_to
 
 if TYPE_CHECKING:
     from pbem.app.facts import Facts
@@ -116,12 +117,15 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
     return d
 
 
-def moved(loaded: store.Loaded, seat: Seat, new: str, moderator: str, by: str) -> list[Effect]:
+def moved(loaded: store.Loaded, seat: Seat, new: str, moderator: str, by: str, word: str = "") -> list[Effect]:
     """The seat at `new` from now on (pure): its row, the chained event, and the three mails.  `by`: "player" (the
-    word from the new address) or "moderator"."""
+    `word` from the new address: the event binds the new address with it, `pbem.trust.asked.moved_to`, so that the
+    player's --sent tells a move elsewhere, fairness24) or "moderator"."""
     name, player, new = loaded.game.name, seat.player, new.lower()
     text = moved_text(player)
     data = {"action": "address", "player": player, "seat": seat.position, "by": by}
+    if word:
+        data["to"] = moved_to(name, word, new)
     key = ("address", name, seat.position, loaded.event_seq + 1)
     told = {"game_name": name, "player": player, "old": seat.address, "new": new, "by": by}
     effects: list[Effect] = [
@@ -168,7 +172,7 @@ def confirm(s: Unit, policy: Policy, msg: Inbound, raw: bytes, ex: Extracted | N
     d = Decision("ignored", f"ADDRESS CONFIRM for {seat.player}: {why}", game=loaded.game.name, player=seat.player)
     if not why:
         d.outcome, d.reason = "accepted", f"{seat.player}'s seat moved to the address that confirmed it"
-        d.effects = moved(loaded, seat, msg.sender, moderator, "player")
+        d.effects = moved(loaded, seat, msg.sender, moderator, "player", (ex.address_confirm if ex else "") or "")
     settle(s, policy, d, when, loaded, inbound=(msg, raw))
     return d
 

@@ -114,7 +114,8 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
             d.effects.append(out.mail(seat.address, "resign_confirm", purpose, context, player=seat.player))
         return d
     d.outcome, d.reason = "accepted", f"{seat.player} resigned: the moderator is asked to replace the seat"
-    data = {"action": "resign", "player": seat.player, "seat": seat.position}
+    # the word that confirmed it (spent: the seat resigned), for the player's --sent to compare (fairness24)
+    data = {"action": "resign", "player": seat.player, "seat": seat.position, "word": ex.resign}
     d.effects += [
         Control("resign", seat.player),
         Events((Event("moderator", resigned_text(seat.player), "public", data),)),

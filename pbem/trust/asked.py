@@ -27,11 +27,16 @@ not compared with the names typed.  Pure; linear in the mails and events (each m
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+from pbem.engine.base import RuleError
+from pbem.engine.names import match_many
+from pbem.orders.away import MAX_DAYS
 from pbem.orders.extract import Extracted
 from pbem.orders.own_quotes import read_alone
 from pbem.trust import when_sent as when
@@ -40,8 +45,10 @@ from pbem.trust.quote import clip
 #: The events that stand for a request of the player's, by action: (what the player must have sent, in words).
 ASKED = {
     "resign": "a line RESIGN with the six-digit word pbem mailed you to confirm it (a RESIGN alone only asks for it)",
-    "address": "a line ADDRESS with the new address",
+    "address": "a line ADDRESS with the new address (and, for a move since 2026-12-08, the line ADDRESS CONFIRM with "
+    "the word pbem mailed there, read in the hour before it: give the Sent folder of the new address too)",
     "press": "a press block (PRESS TO ...) with these very lines",
+    "away": "a line AWAY (AWAY UNTIL <date> or AWAY <days>)",
 }
 PRESS = "press"
 #: How long before its event the mail that asked it was read, at most.  A RESIGN with its word is recorded with the
@@ -49,14 +56,35 @@ PRESS = "press"
 #: asks for a word good on the day it was given and the next (`pbem.app.addresses.DAYS`), and the move is made when
 #: the new address sends it back, so within two days of the request.
 WINDOW = {"resign": timedelta(hours=1), "address": timedelta(days=2), "press": timedelta(hours=1)}
+#: An absence lasts at most `pbem.orders.away.MAX_DAYS` days from the AWAY that set it, and the game waits for it
+#: at a deadline within them (the `wait` event names who set it since fairness24: `pbem.app.absence.askers`).
+WINDOW["away"] = timedelta(days=MAX_DAYS + 1)
 #: What the moderator did if the player did not ask.
 WROTE = {
     "resign": "resigned you: pbem sends a resigned player no more reports, and `pbem game process` may apply their "
     "defaults at once",
     "address": "moved your seat's mail to an address of his choosing and recorded it as your request",
     "press": "wrote this press in your name: its readers cannot tell",
+    "away": "set your absence himself, and the game waited for you, recorded as your request (his own is recorded "
+    "as his)",
 }
 _TAG = re.compile(r"<[^<>]{0,2000}>")
+#: From this day on pbem writes into a player's `resign` entry the word that confirmed it (``word``) and into a move
+#: the player asked the binding of the new address (``to``, `moved_to`), each compared with the player's mails
+#: (fairness24).  An entry of that day or later without them was not written by pbem: the chain's times never go back,
+#: and a later entry of the same game fixes the day (`pbem.trust.resigns.SINCE` argues the same for resignations).
+BOUND_SINCE = datetime(2026, 12, 8, tzinfo=UTC)
+#: How many ADDRESS lines and CONFIRM words of the player's, each, are tried against one move's binding (a hostile
+#: Sent folder makes no quadratic work: 64 * 64 hashes at most per move).
+PAIRS = 64
+
+
+def moved_to(game: str, word: str, address: str) -> str:
+    """The binding of a move the player asked to `address` (``to`` of the `address` event, `pbem.app.addresses`):
+    SHA-256 of the game, the six-digit word that confirmed the move and the address, lower case.  The public export
+    still names no address; the word (never published, spent by the move) makes a guessed address cost 900,000
+    hashes to test, and the player, who typed both, can check it against their Sent folder (`unasked`)."""
+    return hashlib.sha256(f"pbem address|{game}|{word}|{address.strip().lower()}".encode()).hexdigest()
 
 
 class Mail(Protocol):
@@ -76,12 +104,20 @@ def pressed(lines: list[str] | tuple[str, ...], code: str | None = None) -> str:
     return PRESS + "\n".join(" ".join(line.split()).casefold() for line in said)
 
 
+#: Between a press key's lines and the names its PRESS TO line typed (`_asks`).
+TO = "\x00to "
+
+
 def _asks(ex: Extracted) -> set[str]:
-    out = {pressed(p.body, ex.code) for p in ex.press}
+    out = {pressed(p.body, ex.code) + TO + "\n".join(p.to) for p in ex.press}
     if ex.resign:  # "RESIGN 482193": the confirmation; "" (RESIGN alone) asks for the word
-        out.add("resign")
+        out |= {"resign", f"resign {ex.resign}"}
     if ex.address is not None:
-        out.add("address")
+        out |= {"address", f"address {ex.address.strip().lower()}"}
+    if ex.address_confirm is not None:
+        out.add(f"confirm {ex.address_confirm}")
+    if ex.away is not None and not ex.away.back:
+        out.add("away")
     return out
 
 
@@ -94,14 +130,21 @@ def requests(mail: Mail, words: tuple[str, ...], reply: bool, html_text: str = "
 
 def _asked(e: dict[str, Any], who: str) -> tuple[str, str]:
     """(the kind of request the event `e` stands for, the key of the mail that asked it) when it is one of the
-    player's `who` (lower case); ("", "") when it is not."""
+    player's `who` (lower case); ("", "") when it is not.  A resignation that names its word asks for a mail with
+    that word (fairness24); a move's binding is compared in `_bound`."""
     data = e.get("data")
     if e.get("kind") == "press" and isinstance(data, dict) and str(data.get("from", "")).lower() == who:
         lines = data.get("lines")
         return (PRESS, pressed([str(x) for x in lines])) if isinstance(lines, list) else ("", "")
     action = _action(e)
+    if action == "away":
+        asked = e["data"].get("asked")
+        by = {str(k).lower(): v for k, v in asked.items()} if isinstance(asked, dict) else {}
+        return ("away", "away") if by.get(who) == "player" else ("", "")
     if not action or str(e["data"].get("player", "")).lower() != who:
         return "", ""
+    if action == "resign" and e["data"].get("word") is not None:
+        return action, f"resign {e['data']['word']}"
     return action, action
 
 
@@ -112,7 +155,25 @@ def _action(e: dict[str, Any]) -> str:
     action = str(data.get("action", ""))
     if action == "address" and data.get("by") != "player":
         return ""  # the moderator's own move says so, and verify counts it among his actions
+    if action == "wait":
+        return "away"  # the game waited for absent players: `asked` names who set each absence
     return action if action in ("resign", "address") else ""
+
+
+@dataclass
+class _Asks:
+    """The player's mails by what they ask: `left`, by key, the mails not yet matched to an event; `typed`, by the
+    press key and Message-ID, the names each PRESS TO typed; the export's `received` times; the mails that answer
+    one of pbem's (`replies`); the players; who resigned."""
+
+    left: dict[str, list[Mail]]
+    typed: dict[tuple[str, str], list[list[str]]]
+    received: dict[str, datetime | None]
+    replies: set[str]
+    players: list[str]
+    resigned: set[str]
+    game: str = ""
+    used: set[str] = field(default_factory=set)  # the mails an event took: each mail one event (one press block)
 
 
 def unasked(
@@ -120,55 +181,151 @@ def unasked(
     mails: list[Mail],
     player: str,
     asks: dict[str, set[str]],
+    replies: set[str] | frozenset[str] = frozenset(),
 ) -> list[str]:
     """UNASKED, for each `resign`, player's `address` or `press` event of `player`'s that no mail of theirs (`mails`,
-    the Sent folder; `asks`: what each asks, by Message-ID, `requests`) read in its `WINDOW` asked for (or wrote)."""
-    received = {
+    the Sent folder; `asks`: what each asks, by Message-ID, `requests`; `replies`: the Message-IDs of those that
+    answer a mail) read in its `WINDOW` asked for (or wrote): since fairness24 with the same word (a resignation),
+    to the same address (a move: `moved_to`), to the same players (a press)."""
+    names = [str(p.get("name", "")) for p in doc.get("players") or [] if isinstance(p, dict)]
+    a = _Asks({}, {}, {}, set(replies), names, set(), str((doc.get("game") or {}).get("name", "")))
+    a.received = {
         "".join(str(m.get("message_id") or "").split()).strip("<>").lower(): when.iso(m.get("received"))
         for m in doc.get("messages") or []
         if isinstance(m, dict)
     }
-    left: dict[str, list[Mail]] = {}
     for m in mails:
         for key in asks.get(m.message_id, set()):
-            left.setdefault(key, []).append(m)
+            key, _, typed = key.partition(TO)
+            a.left.setdefault(key, [])
+            if m not in a.left[key]:
+                a.left[key].append(m)
+            if key.startswith(PRESS):
+                a.typed.setdefault((key, m.message_id), []).append(typed.split("\n") if typed else [])
     out = []
     who = player.lower()
     for e in doc.get("events") or []:
+        if _action(e) == "resign":
+            a.resigned.add(str(e["data"].get("player", "")))
         action, key = _asked(e, who)
-        if not action:
-            continue
-        at = when.iso(e.get("at"))
-        ways = left.get(key, [])
-        found = next((m for m in ways if _within(received.get(m.message_id), at, WINDOW[action])), None)
-        if found is not None:
-            ways.remove(found)
-            continue
-        if action == PRESS and _written(e["data"]["lines"], mails, received, at):
-            continue
-        out.append(
-            f'UNASKED: event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) '
-            f"says {clip(player)} {'wrote' if action == PRESS else 'asked'} it, but your Sent folder holds no mail with {ASKED[action]} that the export "
-            f"records as read in the {_said(WINDOW[action])} before it. If you did not ask, the moderator "
-            + WROTE[action]
-            + "; if you asked from another device, give that mail too"
-        )
+        if action and not _matched(a, e, action, key, mails):
+            out.append(_unasked_line(e, action, player))
     return out
 
 
-def _written(lines: list[Any], mails: list[Mail], received: dict[str, datetime | None], at: datetime | None) -> bool:
-    """Whether a mail of `mails` read in the hour before `at` holds each of the press's `lines` in its text (spaces
-    folded, case folded; a line with "[code]" in it taken as the player's): the press block as pbem's poll read it, when the Sent
-    copy's reading ends it elsewhere (a copy of pbem's mail pasted under it, which the poll took off with the mail
-    it names, `pbem.app.reading`)."""
-    want = [key for x in lines if (key := " ".join(str(x).split()).casefold()) and key != "[code]"]
-    for m in mails:
-        if not _within(received.get(m.message_id), at, WINDOW[PRESS]):
+def _matched(a: _Asks, e: dict[str, Any], action: str, key: str, mails: list[Mail]) -> bool:
+    """Whether a mail of the player's asked the event `e` (and takes it: each mail one event)."""
+    at = when.iso(e.get("at"))
+    data = e["data"]
+    bound = _binds(e, action)
+    if bound and action == "resign" and "word" not in data:
+        return False  # pbem names the word since BOUND_SINCE: an entry without it is not pbem's
+    ways = a.left.get(key, [])
+    for m in ways:
+        if not _within(a.received.get(m.message_id), at, WINDOW[action]):
             continue
-        have = "\n".join(" ".join(line.split()) for line in m.text.splitlines()).casefold()
-        if all(x in have or "[code]" in x for x in want):
-            return True
+        if action == PRESS and not any(_to(a, t, data) for t in a.typed.get((key, m.message_id), [])):
+            continue
+        if action == "address" and bound and not _bound(a, m, str(data.get("to", "")), at):
+            continue
+        if action != "away":  # one AWAY may make the game wait at several deadlines
+            ways.remove(m)
+            a.used.add(m.message_id)
+        return True
+    return action == PRESS and _written(a, data, mails, at)
+
+
+def _binds(e: dict[str, Any], action: str) -> bool:
+    """Whether the entry `e` is of the time pbem binds a resignation to its word and a move to its address."""
+    at, data = when.iso(e.get("at")), e["data"]
+    return action in ("resign", "address") and (
+        "word" in data or "to" in data or (at is not None and at >= BOUND_SINCE)
+    )
+
+
+def _bound(a: _Asks, asked: Mail, to: str, at: datetime | None) -> bool:
+    """Whether `asked`'s ADDRESS line and the word of an ADDRESS CONFIRM of the player's read in the hour before `at`
+    give the move's binding `to` (`moved_to`)."""
+    addresses = [k.split(" ", 1)[1] for k in a.left if k.startswith("address ") and asked in a.left[k]][:PAIRS]
+    words = [
+        k.split(" ", 1)[1]
+        for k, ms in a.left.items()
+        if k.startswith("confirm ") and any(_within(a.received.get(m.message_id), at, WINDOW[PRESS]) for m in ms)
+    ][:PAIRS]
+    return any(moved_to(a.game, w, x) == to for w in words for x in addresses)
+
+
+def _to(a: _Asks, typed: list[str], data: dict[str, Any]) -> bool:
+    """Whether the press's recipients (`data["to"]`) are those the names `typed` on its PRESS TO line give, as
+    `pbem.app.press.relay` reads them: ALL, or each name typed matched among the other players; a player who resigned
+    before it is left out (the record holds the resignation).  A recipient added is a press shown to a player its
+    writer did not choose, one left out a press kept from them (fairness24)."""
+    sender = str(data.get("from", ""))
+    got = data.get("to")
+    if not isinstance(got, list):
+        return False
+    to = {str(x) for x in got}
+    others = [p for p in a.players if p != sender]
+    if any(t.strip().upper() == "ALL" for t in typed):
+        meant = set(others)
+    else:
+        try:
+            meant = {p for t in typed for p in match_many(t, others, "player")}
+        except RuleError:
+            return False
+    return to <= meant and not (meant - to - a.resigned)
+
+
+def _written(a: _Asks, data: dict[str, Any], mails: list[Mail], at: datetime | None) -> bool:
+    """Whether a reply of the player's read in the hour before `at` holds a PRESS TO line naming the press's
+    recipients followed by the press's lines, in order and one after another (spaces and case folded, blank lines
+    skipped; a line with "[code]" in it taken as the player's): the press block as pbem's poll read it, when the Sent
+    copy's reading ends it elsewhere (a copy of pbem's mail pasted under it, which the poll took off with the mail it
+    answers, `pbem.app.reading`: so only a reply), and no other event took.  Lines found anywhere in the text of any
+    mail, in any order, matched before fairness24: a press made of the player's own sentences, reordered, cut or
+    shown to another player, passed."""
+    want = [" ".join(str(x).split()).casefold() for x in data.get("lines") or []]
+    want = [x for x in want if x]
+    if not want:
+        return False
+    for m in mails:
+        if m.message_id in a.used or m.message_id not in a.replies:
+            continue  # a mail another event took (a press cut from it, or shown to others) or one the poll read alone
+        if not _within(a.received.get(m.message_id), at, WINDOW[PRESS]):
+            continue
+        have = [key for line in m.text.splitlines() if (key := " ".join(line.split()).casefold())]
+        for n, line in enumerate(have):
+            head = _PRESS_TO.match(line)
+            if head is None:
+                continue
+            first = head.group(2).strip()
+            run = ([first] if first else []) + have[n + 1 : n + 1 + len(want)]
+            if _same(run[: len(want)], want) and _to(a, head.group(1).split(","), data):
+                a.used.add(m.message_id)
+                return True
     return False
+
+
+_PRESS_TO = re.compile(r"press to ([^:]*+):?+(.*+)")
+
+
+def _same(have: list[str], want: list[str]) -> bool:
+    return len(have) == len(want) and all(h == w or ("[code]" in w and _coded(h, w)) for h, w in zip(have, want))
+
+
+def _coded(have: str, want: str) -> bool:
+    """Whether `have` is the line `want` with its "[code]" standing for any word (the code pbem relays so)."""
+    parts = want.split("[code]")
+    return have.startswith(parts[0]) and have.endswith(parts[-1])
+
+
+def _unasked_line(e: dict[str, Any], action: str, player: str) -> str:
+    return (
+        f'UNASKED: event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) '
+        f"says {clip(player)} {'wrote' if action == PRESS else 'asked'} it, but your Sent folder holds no mail with "
+        f"{ASKED[action]} that the export records as read in the {_said(WINDOW[action])} before it. If you did not "
+        "ask, the moderator " + WROTE[action] + "; if you asked from another device, give that mail too"
+    )
 
 
 def _said(window: timedelta) -> str:

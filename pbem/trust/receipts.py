@@ -2182,6 +2182,30 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
                 "published (its text is not signed: this mail is your evidence, keep it)",
                 rank=0,
             )
+        if part == "":
+            _press_untold(c, by_names, taken, ch.rows)
+
+
+def _press_untold(
+    c: MailCheck,
+    by_names: dict[str, list[int]],
+    taken: dict[str, int],
+    rows: list[dict[str, Any]],
+) -> None:
+    """A WARNING for each press of the reader's that no answer of pbem's they hold notes ("Press sent to NAMES.", in
+    the answer to the mail that held it, written with the press): a press the moderator wrote in their name had no
+    mail of theirs to answer, and without the Sent folder it was seen only by eye in a report (fairness24).  A
+    warning: an answer can be lost, or not sent past the answers budget; `--sent` names a press never written
+    (`pbem.trust.asked`)."""
+    for names, places in by_names.items():
+        for n in places[taken.get(names, 0) :]:
+            row = rows[n - 1]
+            c.notes.append(
+                f'WARNING: entry #{n} of the export ("{clip(str(row.get("text", "")))}", {clip(str(row.get("at")))}) '
+                f'is a press of yours to {clip(names)}, but none of your mails notes "Press sent to {clip(names)}." '
+                "(pbem notes each press in its answer to the mail that held it): if you did not write it, the "
+                "moderator wrote it in your name (check with --sent); else that answer was lost or not sent"
+            )
 
 
 def other_version(mailer: str) -> str:
@@ -2324,6 +2348,7 @@ def _resigned_untold(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: 
         if (subject := visible(m.subject).lower()).startswith(tag) and m.record and (at := ch.place(*m.record, places))
     ]
     for n, row, action in events:
+        _word_unmailed(n, row, tag, told, c)
         said = (tag + TOLD_OF[action].format(player=c.reader)).lower()
         if any(subject.startswith(said) and at >= n for subject, at in told):
             continue
@@ -2334,6 +2359,29 @@ def _resigned_untold(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: 
             f'..." when it records it, and sends you no more reports{" there" if action == "address" else ""}): if '
             "you never asked it, the moderator wrote it (check with --sent); else the mail was lost"
         )
+
+
+#: The subject of pbem's answer to RESIGN that gives the word (templates/mail/resign_confirm.txt.j2), lower case.
+WORD_SUBJECT = "to resign, reply with: resign "
+
+
+def _word_unmailed(n: int, row: dict[str, Any], tag: str, told: list[tuple[str, int]], c: MailCheck) -> None:
+    """A WARNING for a resignation of the reader's whose word (``word``, since fairness24) no mail of theirs before
+    it gave ("To resign, reply with: RESIGN <word>"): the player's mail that confirmed it gave another word (a
+    wrong one pbem refused, or one of a RESIGN the player never sent), and the moderator recorded the resignation
+    anyway; `--sent` compares the word with the player's own mail (`pbem.trust.asked`).  A warning: a mail can be
+    lost."""
+    word = row["data"].get("word")
+    if row["data"].get("action") != "resign" or not isinstance(word, str):
+        return
+    if any(subject == f"{tag}{WORD_SUBJECT}{word}" and at <= n for subject, at in told):
+        return
+    c.notes.append(
+        f'WARNING: entry #{n} of the export ("{clip(str(row.get("text", "")))}", {clip(str(row.get("at")))}) says '
+        f"you resigned with the word {clip(word)}, but no mail of yours before it gives that word (pbem mails it "
+        f'as "To resign, reply with: RESIGN {clip(word)}"): if you did not confirm with it, the moderator resigned '
+        "you (check with --sent); else that mail was lost"
+    )
 
 
 def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:

@@ -24,6 +24,7 @@ Pure; linear.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -36,6 +37,8 @@ RESIGN = "resign"
 READ = frozenset({RESIGN, "replace", "process"})  # the moderator events whose order `Resigned.read` follows
 #: The first day of pbem's releases that chain each resignation: a `process` event dated from then on must follow one.
 SINCE = datetime(2026, 12, 7, tzinfo=UTC)
+#: The word that confirmed a resignation (``word``, since fairness24: `pbem.trust.asked.BOUND_SINCE`).
+WORD = re.compile(r"[1-9][0-9]{5}")
 #: How far ahead of the record's clock a provider's may be: a signature this much after `SINCE` is not a record's
 #: from before it, whatever the two clocks.
 SKEW = timedelta(hours=1)
@@ -74,8 +77,10 @@ class Resigned:
         data = e["data"]
         if e["visibility"] != "public":
             return f"{where} is not public: every player was told of it"
-        if sorted(data) != ["action", "player", "seat"]:
+        if sorted(data) not in (["action", "player", "seat"], ["action", "player", "seat", "word"]):
             return f"{where}: its data holds {quote(sorted(data))}; a resignation's holds its action, player and seat"
+        if "word" in data and not (isinstance(data["word"], str) and WORD.fullmatch(data["word"])):
+            return f"{where}: its word is {quote(data['word'])}; pbem writes the six digits that confirmed it"
         seat, player = data["seat"], data["player"]
         name = self.name_at(self.doc, e, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
         if name is None or player != name:

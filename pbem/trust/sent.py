@@ -293,7 +293,8 @@ def check_sent(
     _reordered(doc, mails, player, c)
     _unvouched(doc, mails, player, c)
     _quoted(mails, answers, c)
-    c.problems += asked.unasked(doc, list(mails), player, _asks(mails, _order_words(doc)))
+    replies = {m.message_id for m in mails if answering(m.raw)}
+    c.problems += asked.unasked(doc, list(mails), player, _asks(mails, _order_words(doc)), replies)
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
@@ -634,12 +635,12 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
 
 
 def _asks(mails: list[Sent], words: tuple[str, ...]) -> dict[str, set[str]]:
-    """What each mail asks of a resignation, an address move or a press (`pbem.trust.asked`), by Message-ID; only the
-    mails whose text names RESIGN, ADDRESS or PRESS are read (case folded), an HTML-only one by its HTML part's text."""
+    """What each mail asks of a resignation, an address move, a press or an absence (`pbem.trust.asked`), by
+    Message-ID; only the mails whose text names RESIGN, ADDRESS, PRESS or AWAY are read (case folded), an HTML-only one by its HTML part's text."""
     out: dict[str, set[str]] = {}
     for m in mails:
         folded = m.text.lower()
-        if m.text and "resign" not in folded and "address" not in folded and "press" not in folded:
+        if m.text and not any(word in folded for word in ("resign", "address", "press", "away")):
             continue
         page = ""
         if not m.text:

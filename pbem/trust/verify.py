@@ -55,6 +55,7 @@ is refused when an input before it was signed after that (`pbem.trust.resigns.Re
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -486,6 +487,9 @@ def _unsent(e: dict[str, Any]) -> None:
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(text)}")
 
 
+_HEX64 = re.compile(r"[0-9a-f]{64}")  # a move's binding of its address (``to``, `pbem.trust.asked.moved_to`)
+
+
 def _public(e: dict[str, Any], where: str, keys: list[str], holds: str) -> dict[str, Any]:
     """The data of moderator event `e`, which every player was told of: refused unless it is public and its data holds
     exactly `keys` (sorted; `holds` says so)."""
@@ -502,9 +506,12 @@ def _moved(doc: dict[str, Any], e: dict[str, Any], names: _Names) -> None:
     seat, the player who held it at that point of the record (`_Names`) and who moved it ("player": the new
     address sent back its word; "moderator"), and the event's text exactly the one pbem writes (`moved`)."""
     where = f"event {e.get('seq', '?')} (a seat's mail moved to a new address)"
-    data = _public(e, where, ["action", "by", "player", "seat"], "a move's holds its action, by, player and seat")
+    keys = ["action", "by", "player", "seat", "to"] if "to" in e["data"] else ["action", "by", "player", "seat"]
+    data = _public(e, where, keys, "a move's holds its action, by, player and seat (and the player's, to)")
     if data["by"] not in ("player", "moderator"):
         raise Refused(f"{where}: it was done by {quote(data['by'])}; a move is the player's or the moderator's")
+    if "to" in data and not (data["by"] == "player" and isinstance(data["to"], str) and _HEX64.fullmatch(data["to"])):
+        raise Refused(f"{where}: its binding {quote(data['to'])} is not the SHA-256 pbem writes for a player's move")
     seat, player = data["seat"], data["player"]
     name = names.at(doc, e, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
     if name is None or player != name:
