@@ -28,6 +28,8 @@ import json
 import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from email import message_from_bytes
+from email.utils import format_datetime
 
 import pytest
 
@@ -46,6 +48,7 @@ from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
 from pbem.trust import asked
+from pbem.trust import sent as sent_mod
 from pbem.trust.receipts import verify_mail
 from pbem.trust.sent import check_sent
 from pbem.trust.verify import check
@@ -243,6 +246,34 @@ def _verdict(home, doc: dict, t: Table) -> tuple[bool, bool, list[str]]:
     return not said, mail_silent, said
 
 
+def _dated_back(doc: dict, t: Table) -> None:
+    """Each of Alice's mails, its Sent copy stamped by her provider as it left (a Received field at the time pbem
+    read it: the test's mail takes no time), and the export's time of reading it moved two hours earlier (the
+    moderator's word, which UNASKED's windows rest on): `sent._read_early` warns of each (every one of the 5 now,
+    none on b1f92b21, which had no such check); as read, of none."""
+    read = {_mid(m["message_id"]): datetime.fromisoformat(m["received"]) for m in doc["messages"]}
+    stamped = [
+        f"Received: from alice by smtp.players.test; {format_datetime(read[_mid(_id(raw))])}\r\n".encode() + raw
+        for raw in t.sent["Alice"]
+    ]
+    assert not [n for n in check_sent(doc, stamped, "Alice").notes if "before it was sent" in n]
+    early = json.loads(json.dumps(doc))
+    ours = {_mid(_id(raw)) for raw in stamped}
+    for m in early["messages"]:
+        if _mid(m["message_id"]) in ours:
+            m["received"] = (datetime.fromisoformat(m["received"]) - timedelta(hours=2)).isoformat()
+    warned = [n for n in check_sent(early, stamped, "Alice").notes if "before it was sent" in n]
+    assert len(warned) == len(stamped) or not hasattr(sent_mod, "_read_early"), warned
+
+
+def _id(raw: bytes) -> str:
+    return str(message_from_bytes(raw)["Message-ID"])
+
+
+def _mid(value: object) -> str:
+    return str(value).strip().strip("<>").lower()
+
+
 @pytest.mark.parametrize("what", [w for w in SCRIPTS if FULL or w in SAMPLE])
 def test_a_request_is_bound_to_what_the_player_asked(home, what) -> None:
     doc, t = _played(home, SCRIPTS[what])
@@ -254,6 +285,8 @@ def test_a_request_is_bound_to_what_the_player_asked(home, what) -> None:
     print(f"fairness24: {what}: passes every check {silent}, --mail alone {mail_silent}", said)
     if what.startswith("honest"):
         assert silent, said
+        if what == next(iter(SCRIPTS)):
+            _dated_back(doc, t)
         return
     if not BOUND:  # on b1f92b21: counted, not asserted
         return

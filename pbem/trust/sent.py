@@ -290,6 +290,7 @@ def check_sent(
     player = _player(doc, mails, as_player)
     c.player, c.mails = player, len(mails)
     applied, refused = _compare(doc, mails, c, read)
+    _read_early_all(doc, mails, c)
     _reordered(doc, mails, player, c)
     _unvouched(doc, mails, player, c)
     _quoted(mails, answers, c)
@@ -571,6 +572,27 @@ def _held_back(
         f"({clip(str(o['at']))}){allowing}, but the export records it as arrived at "
         f"{clip(str(rec.get('received')))}, after it: {when.CUTOFFS[o['kind']]} while it waited. Mail takes "
         f"minutes; {evidence}; ask the moderator where it waited"
+    )
+
+
+def _read_early_all(doc: dict[str, Any], mails: list[Sent], c: SentCheck) -> None:
+    messages = {_mid(m["message_id"]): m for m in doc["messages"]}
+    c.notes += [early for m in mails if m.message_id in messages and (early := _read_early(m, messages[m.message_id]))]
+
+
+def _read_early(m: Sent, rec: dict[str, Any]) -> str:
+    """A WARNING when the export records `m` as read more than `HELD_BACK` before its provider stamped it as leaving
+    (DKIM t= or Received): `received` is the moderator's word, and UNASKED's windows (`pbem.trust.asked`) rest on
+    it, so moving a mail's time earlier could put an old request into a forged entry's window; later is HELD BACK's.
+    A warning: a provider's clock, or the moderator's, can be wrong (fairness24)."""
+    stamp, read = m.left, when.iso(rec.get("received"))
+    if stamp is None or stamp.source != "provider" or read is None or read >= stamp.at - HELD_BACK:
+        return ""
+    hours = (stamp.at - read).total_seconds() / 3600
+    return (
+        f"WARNING: {m.name} left {stamp.said}, but the export records it as read at {clip(str(rec.get('received')))}, "
+        f"{hours:.1f} hours before it was sent: the time the moderator read it is his word, and a mail dated back so "
+        "could be taken for a request you made later; unless a clock was wrong, ask him"
     )
 
 
