@@ -68,6 +68,8 @@ WORDS = {
     "rewound": "the record's clock was set back",
     "unasked": "none of your mails before it",
     "untold": "none of your mails tells you so",  # fairness23: a resignation or move no mail of the player's told
+    "word": "gives that word",  # fairness24: a resignation's word no mail of the player's gave
+    "press": "is a press of yours to",  # fairness24: a press of the player's no answer of pbem's noted
 }
 
 

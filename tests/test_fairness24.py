@@ -3,23 +3,27 @@
 fairness23 matched a player's resignation, move and press with a mail of their Sent folder, loosely: any ``RESIGN``
 and six digits matched a resignation, any ``ADDRESS`` line of the two days before a move to anywhere, a press's
 recipients were never compared, and a press's lines found anywhere in a mail of the hour (in any order, taken by
-another press already) matched; with `--mail` alone a press in the reader's name was seen only by eye.  Each
-forgery of `SCRIPTS` is written as the moderator with the database would write it, through pbem's own
-`Command.apply` (the effects pbem's use cases write, their mails included), on the game fairness23 plays
-(`tests.test_fairness23._played`: real SQLite, real Maildirs, the real poll); on this branch the forger writes the
-new fields too (the word he reads in the player's mail, or the one pbem would have taken, computed with the home's
-secret; a move's binding from a word of his).  Counted by `python3 -m pytest tests/test_fairness24.py -s -q -n 0`
-with ``PBEM_FAIRNESS24_FULL=1`` (the line ``fairness24:`` per game; the same file runs on b1f92b21):
+another press already) matched; a `wait` for an absence named nobody who set it; with `--mail` alone a press in the
+reader's name was seen only by eye.  Each forgery of `SCRIPTS` is written as the moderator with the database would
+write it, through pbem's own `Command.apply` (the effects pbem's use cases write, their mails included), on the game
+fairness23 plays (`tests.test_fairness23._played`: real SQLite, real Maildirs, the real poll); on this branch the
+forger writes the new fields too, as well as he can (the word he reads in the player's mail, or the one pbem would
+have taken, computed with the home's secret; a move's binding from a word of his).  Counted with
+``PBEM_FAIRNESS24_FULL=1 python3 -m pytest tests/test_fairness24.py -s -q -n 0`` (a line ``fairness24:`` per game;
+the same file runs on b1f92b21, where the forger writes the old shapes):
 
-* passing every check (`pbem verify`, every player's `--mail` without a WARNING and `--sent`): 9 of 9 forgeries on
-  b1f92b21, 0 of 9 now;
-* passing `pbem verify` and every `--mail` alone: 9 of 9 on b1f92b21, 5 of 9 now (the three forged resignations
-  and the press without a mail: `receipts._word_unmailed`, `receipts._press_untold`); the moves are `--sent`'s (her
-  mail tells her of a move), the presses cut from a real one are answered by the real one's note;
-* the honest game (a resignation, presses by a fresh mail and by a reply, a move by mail): no word from any check,
-  before and now.
+* passing every check (`pbem verify`, every player's `--mail` with no WARNING, and `--sent`): 9 of the 11 forgeries
+  on b1f92b21 (the resignation whose word Bob never sent and the press with no mail of Alice's were UNASKED
+  already), 0 of 11 now;
+* passing `pbem verify` and every `--mail` alone: 11 of 11 on b1f92b21, 5 of 11 now (`receipts._word_unmailed`
+  names the word Bob typed, `receipts._press_untold` each of the 5 presses; the resignations with a word pbem did
+  mail him, the moves and the absence are `--sent`'s);
+* the four honest games (a resignation, presses by a fresh mail, by a reply and by a reply with pbem's mail pasted
+  under it, a move by mail; an absence by mail; one by `pbem game away`): no word from any check, before and now;
+* `_dated_back`: each of Alice's 5 mails the export records as read two hours before her provider stamped it
+  leaving: 5 of 5 warned of now (`sent._read_early`), no such check on b1f92b21; as recorded, none.
 
-The suite plays the honest game and three forgeries (about 4 s); ``PBEM_FAIRNESS24_FULL=1`` all ten (about 12 s).
+The suite plays the first honest game and four forgeries (see `SAMPLE`); ``PBEM_FAIRNESS24_FULL=1`` all fifteen.
 """
 
 from __future__ import annotations

@@ -18,11 +18,17 @@ one holding an ``ADDRESS <new address>`` line, for a press a press block of the 
 folded, the code as pbem relays it), read as the poll reads a mail (`pbem.orders.own_quotes.read_alone`, quoted
 lines of pbem's not the player's), each mail answering one event, which the export records as read in the
 `WINDOW` before the event (a mail the export does not list is DROPPED already).  Otherwise UNASKED, naming the
-event.  As for INVENTED, a player who also writes from another device gives the mail they have.  *Limits:* the
-resignation's word is keyed with the home's secret, so it is not compared (a RESIGN with a wrong word is matched
-too); the move's event names no address (the public export lists none), so a move to another address than the one
-asked, within the two days its word is good, is matched; a press's recipients are the names pbem's reading found,
-not compared with the names typed.  Pure; linear in the mails and events (each mail read once).
+event.  As for INVENTED, a player who also writes from another device gives the mail they have.
+
+fairness23 left the match loose, and the moderator used it (fairness24: 9 of 11 generated forgeries passed every
+check on b1f92b21): now a resignation names its word (``word``: spent once the seat resigned) and a mail must give
+that word; a move the player asked holds ``to``, the SHA-256 of the game, the word the new address sent back and the
+address (`moved_to`: no address is published), which the player's ``ADDRESS`` line and ``ADDRESS CONFIRM`` word must
+give; a press must go to the players its ``PRESS TO`` line names (`_to`), and its lines found in a mail's text rather
+than its block count only under such a line, in order, in a reply no other event took (`_written`); a `wait` event
+that names an absence as the player's own (``asked``, `pbem.app.absence.askers`) needs an ``AWAY`` line.  Entries of
+`BOUND_SINCE` or later without the word or the binding were not written by pbem.  Pure; linear in the mails and
+events (each mail read once; at most `PAIRS` squared hashes a move).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -174,6 +181,8 @@ class _Asks:
     resigned: set[str]
     game: str = ""
     used: set[str] = field(default_factory=set)  # the mails an event took: each mail one event (one press block)
+    addresses: dict[str, list[str]] = field(default_factory=dict)  # each mail's ADDRESS lines, by Message-ID
+    confirms: list[tuple[datetime, str]] = field(default_factory=list)  # (read at, word) of each ADDRESS CONFIRM
 
 
 def unasked(
@@ -195,13 +204,16 @@ def unasked(
         if isinstance(m, dict)
     }
     for m in mails:
-        for key in asks.get(m.message_id, set()):
+        for key in sorted(asks.get(m.message_id, set())):
             key, _, typed = key.partition(TO)
-            a.left.setdefault(key, [])
-            if m not in a.left[key]:
-                a.left[key].append(m)
+            a.left.setdefault(key, []).append(m)  # (one entry a press block: the same lines to Bob, then to Carol)
             if key.startswith(PRESS):
                 a.typed.setdefault((key, m.message_id), []).append(typed.split("\n") if typed else [])
+            elif key.startswith("address "):
+                a.addresses.setdefault(m.message_id, []).append(key.split(" ", 1)[1])
+            elif key.startswith("confirm ") and (read := a.received.get(m.message_id)) is not None:
+                a.confirms.append((read, key.split(" ", 1)[1]))
+    a.confirms.sort()
     out = []
     who = player.lower()
     for e in doc.get("events") or []:
@@ -246,12 +258,11 @@ def _binds(e: dict[str, Any], action: str) -> bool:
 def _bound(a: _Asks, asked: Mail, to: str, at: datetime | None) -> bool:
     """Whether `asked`'s ADDRESS line and the word of an ADDRESS CONFIRM of the player's read in the hour before `at`
     give the move's binding `to` (`moved_to`)."""
-    addresses = [k.split(" ", 1)[1] for k in a.left if k.startswith("address ") and asked in a.left[k]][:PAIRS]
-    words = [
-        k.split(" ", 1)[1]
-        for k, ms in a.left.items()
-        if k.startswith("confirm ") and any(_within(a.received.get(m.message_id), at, WINDOW[PRESS]) for m in ms)
-    ][:PAIRS]
+    if at is None:
+        return False
+    addresses = a.addresses.get(asked.message_id, [])[:PAIRS]
+    first = bisect_left(a.confirms, (at - WINDOW[PRESS], ""))
+    words = [w for read, w in a.confirms[first : first + PAIRS] if read <= at]
     return any(moved_to(a.game, w, x) == to for w in words for x in addresses)
 
 
