@@ -2196,10 +2196,12 @@ def _press_untold(
     the answer to the mail that held it, written with the press): a press the moderator wrote in their name had no
     mail of theirs to answer, and without the Sent folder it was seen only by eye in a report (fairness24).  A
     warning: an answer can be lost, or not sent past the answers budget; `--sent` names a press never written
-    (`pbem.trust.asked`)."""
+    (`pbem.trust.asked`).  Only the presses under the reader's own name: a seat given to them held others'."""
     for names, places in by_names.items():
         for n in places[taken.get(names, 0) :]:
             row = rows[n - 1]
+            if str(row["data"].get("from", "")).casefold() != (c.reader or "").casefold():
+                continue  # a press of the seat's before it was given to the reader (`seat_of`): not their mail's
             c.notes.append(
                 f'WARNING: entry #{n} of the export ("{clip(str(row.get("text", "")))}", {clip(str(row.get("at")))}) '
                 f'is a press of yours to {clip(names)}, but none of your mails notes "Press sent to {clip(names)}." '
