@@ -29,6 +29,8 @@ Counts over the 40 games of `PBEM_FAIRNESS21_FULL=1` (about 4 minutes; the suite
   hidden input and before a moderator event (an outage's) dated hours later, which `arrived.rewound` took as that
   input's event and so dated by it; 0 now.  And 0 `untold` (fairness23's "none of your mails tells you so"): 2 in
   games 2 and 3 before the mailbox held "You resigned".
+* fairness24: `word` (a resignation's word no mail of the player's gave) and `press` (a press of theirs no answer of
+  pbem's noted): 0 in the 40 games (no game here holds a press: see docs/security.md for the games that do).
 """
 
 from __future__ import annotations
