@@ -93,7 +93,7 @@ def test_the_moderator_sets_a_player_away_and_the_player_is_told() -> None:
     [row] = [e for e in d.effects if isinstance(e, Control)]
     assert (row.action, json.loads(row.detail)) == (
         "away",
-        {"player": "Bob", "until": datetime(2026, 1, 10, tzinfo=UTC).isoformat()},
+        {"player": "Bob", "until": datetime(2026, 1, 10, tzinfo=UTC).isoformat(), "by": "moderator"},
     )
     [mail] = [e for e in d.effects if isinstance(e, Mail)]
     assert (mail.to, mail.kind, mail.player) == (address("Bob"), "away_ack", "Bob")
@@ -105,7 +105,7 @@ def test_the_moderator_sets_a_player_away_and_the_player_is_told() -> None:
 def test_the_moderator_clears_an_absence_with_back() -> None:
     d = decide_set_by_moderator(loaded(), "running", "Carol", read_away("BACK"), WHEN, MAX_AWAY)
     [row] = [e for e in d.effects if isinstance(e, Control)]
-    assert (row.action, json.loads(row.detail)) == ("back", {"player": "Carol"})
+    assert (row.action, json.loads(row.detail)) == ("back", {"player": "Carol", "by": "moderator"})
     [mail] = [e for e in d.effects if isinstance(e, Mail)]
     assert mail.context["back"] and mail.context["until"] == ""
 
