@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import heapq
 import logging
 import mailbox
 import os
@@ -30,6 +31,10 @@ _LEAVES = ("cur", "new", "tmp")
 #: larger one is refused for its size from its start.  A 200 MB mail was read whole (485 MB of memory; a 2 GB
 #: one would take gigabytes) before it was refused (found by tests/reliability/test_costs4_maildir.py).
 MAX_MESSAGE = 4 * 1024 * 1024 + 1
+#: Messages one run reads, as from an IMAP inbox (`imap.MOST_A_RUN`): a folder of more is read over several runs,
+#: oldest first, and `pbem.app.budgets.unread_left` says so.  The Maildir inbox listed and read every message of
+#: the folder in one run, its names all held at once, whatever their number (costs24's sweep).
+MOST_A_RUN = 10_000
 log = logging.getLogger("pbem")
 
 
@@ -93,15 +98,17 @@ def _maildir(path: Path) -> mailbox.Maildir:
 
 
 class MaildirInbox:
-    def __init__(self, root: Path, max_message: int = MAX_MESSAGE) -> None:
+    def __init__(self, root: Path, max_message: int = MAX_MESSAGE, most: int | None = None) -> None:
         self.root = Path(root)
         self.max_message = max_message
+        self.most = most or MOST_A_RUN  # read when made: a test may set the module's
+        self.more = False  # the last `fetch` left mail unread: `most` messages were read (`pbem.app.budgets`)
         self.inbox = _maildir(self.root / "inbox")
         self._done = {True: _maildir(self.root / "processed"), False: _maildir(self.root / "rejected")}
         self._listed: dict[str, str] = {}  # each fetched key's file as listed: settled without a folder scan
 
-    def fetch(self) -> Iterator[Incoming]:
-        keys = []
+    def _listed_files(self) -> Iterator[tuple[int, str, str]]:
+        """(delivered, key, path) of each message file of the inbox, as the folder lists them."""
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
             with os.scandir(folder) if folder.is_dir() else contextlib.nullcontext(()) as entries:
@@ -109,10 +116,15 @@ class MaildirInbox:
                     if entry.name.startswith("."):
                         continue
                     try:
-                        keys.append((entry.stat().st_mtime_ns, entry.name.split(":")[0], entry.path))
+                        yield entry.stat().st_mtime_ns, entry.name.split(":")[0], entry.path
                     except FileNotFoundError:  # taken by a concurrent run
                         continue
-        for _, key, path in sorted(keys):
+
+    def fetch(self) -> Iterator[Incoming]:
+        """The oldest `most` messages, oldest first (a heap of `most` + 1 of them held while the folder is listed)."""
+        keys = heapq.nsmallest(self.most + 1, self._listed_files())
+        self.more = len(keys) > self.most
+        for _, key, path in keys[: self.most]:
             raw: bytes | None = None
             try:
                 raw = _read(path, self.max_message)  # the file listed: no look-up of the key in the folder again

@@ -1,0 +1,591 @@
+"""Every `pbem` command's every input, at x1, x4 and x16: the lines of Python it runs and the bytes it holds (costs24).
+
+Each case is one (command, input) pair: `make(folder, k)` builds a fresh moderator home in `folder` whose input is
+`k` units large (k mails in the inbox, a body of k KiB, a record of k moderator messages, ...) and returns the run:
+the command as typed, through typer's app in this process (`CliRunner`), so that `tests.growth.steps` counts every
+line it runs and `tests.growth.held` the bytes it holds at its peak (each read once: exact, whatever the load).
+A pair is *flagged* when x16 costs more than `OVER` times x1 (a linear cost with a fixed part reads under 16), or
+when the part that grows does more than linearly (x4 to x16 adds more than `STEEP` times what x1 to x4 added:
+linear 4, a square 16), or when a run ends in a traceback (an exception out of the command, not its refusal).
+
+`CASES` covers every command of typer's list (`tests.commands.cli_commands`): a command added later fails
+`test_every_command_has_a_case` until it is given one.  Each case names its input's cap: where the input is past
+its cap at x16 the run must refuse or set it aside (exit 0 to 3 and no traceback), and the cost stays bounded.
+
+The suite runs `SAMPLE` (a few cheap pairs); `PBEM_COSTS24_FULL=1` runs every pair, and
+`python3 -m tests.reliability.sweep24 [CASE...]` prints the table (each pair's lines and bytes at x1, x4 and x16,
+flagged pairs marked) and the number flagged.
+"""
+
+from __future__ import annotations
+
+import functools
+import mailbox
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+from typing import Any
+
+OVER = 20.0  # x16 against x1, lines or bytes (the brief's "more than about 20x")
+STEEP = 8.0  # what x4 to x16 adds against what x1 to x4 added (linear 4, square 16)
+SIZES = (1, 4, 16)
+FLAT = 1.5  # x16 against x4 where both are past the input's cap
+NOISE = 0.25  # a growth from x1 to x16 of less than this part of x1 is too little to read its shape from
+
+PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+CODES = {"Alice": "AAAA-2222", "Bob": "BBBB-3333", "Carol": "CCCC-4444"}
+GAME = "hh1"
+
+Run = Callable[[], object]
+
+
+@dataclass(frozen=True)
+class Case:
+    command: str  # as typed: "game show"
+    input: str  # what grows
+    unit: int  # units at x1
+    make: Callable[[Path, int], Run]  # (a fresh folder, units) -> the run
+    cap: str  # the documented cap that bounds the input, or why none is needed
+    capped: bool = False  # x4 and x16 are past the cap: x16 may cost at most `FLAT` times x4 (what is past it waits)
+
+    @property
+    def name(self) -> str:
+        return f"{self.command} / {self.input}"
+
+
+# ---- homes ----------------------------------------------------------------------------------------------------
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def home(folder: Path, *, games: int = 1, says: int = 0, toml_pad: int = 0) -> Path:
+    """A moderator home in `folder` (its pbem.toml returned) with `games` House of Habsburg games dealt (hh1,
+    hh2, ...), `says` moderator messages in hh1's record, and `toml_pad` comment lines added to its pbem.toml."""
+    from pbem.app import games as games_mod
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+    from pbem.home.app import Home
+
+    cfg_path = init_home(folder / "home", address="moderator@pbem.test", name="Test Moderator")
+    if toml_pad:
+        with cfg_path.open("a", encoding="utf-8") as out:
+            out.writelines(
+                f"# padding line {i} of a moderator's long notes in the configuration file\n" for i in range(toml_pad)
+            )
+    cfg = config_mod.load(cfg_path)
+    for g in range(games):
+        games_mod.create_game(
+            Home.of(cfg), "habsburg", f"hh{g + 1}", PLAYERS, seed="sweep24-seed", clock=_now, codes=CODES
+        )
+    for i in range(says):
+        _cli(cfg_path, "game", "say", GAME, f"Moderator's note number {i}: play on.")
+    return cfg_path
+
+
+@functools.cache
+def command() -> Any:
+    """pbem's click command, built from typer's app once: typer's `CliRunner` builds it again at every run (80,000
+    lines and 400 KB of the run's cost, the same at every size)."""
+    import typer.main
+
+    from pbem.cli import app
+
+    return typer.main.get_command(app)
+
+
+def invoke(args: list[str]) -> Any:
+    from click.testing import CliRunner
+
+    return CliRunner().invoke(command(), args)
+
+
+def _cli(cfg_path: Path, *args: str) -> Any:
+    res = invoke(["--config", str(cfg_path), *args])
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise AssertionError(f"pbem {' '.join(args)[:200]}: a traceback: {res.exception!r}\n{res.output[-800:]}")
+    return res
+
+
+def cli(cfg_path: Path, *args: str, codes: tuple[int, ...] = (0, 1, 2, 3)) -> Run:
+    """The run: `pbem --config CFG ARGS`; it must end with one of `codes`, never a traceback."""
+
+    def run() -> None:
+        res = _cli(cfg_path, *args)
+        assert res.exit_code in codes, f"pbem {' '.join(args)[:200]}: exit {res.exit_code}\n{res.output[-800:]}"
+
+    return run
+
+
+def maildir(cfg_path: Path, box: str = "inbox") -> mailbox.Maildir:
+    return mailbox.Maildir(str(cfg_path.parent / "mail" / box), factory=None, create=True)
+
+
+def mail(sender: str = "Alice <alice@players.test>", body: str = "STATUS", **headers: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = "moderator@pbem.test"
+    msg["Subject"] = headers.pop("subject", f"[pbem {GAME}] orders")
+    msg["Message-ID"] = make_msgid(domain="players.test")
+    for k, v in headers.items():
+        msg[k.replace("_", "-")] = v
+    msg.set_content(body)
+    return msg
+
+
+def signed(body: str, player: str = "Alice") -> str:
+    return f"CODE {CODES[player]}\n{body}"
+
+
+def polled(cfg_path: Path, *raws: bytes) -> Run:
+    box = maildir(cfg_path)
+    for raw in raws:
+        box.add(raw)
+    return cli(cfg_path, "poll")
+
+
+# ---- the inputs ------------------------------------------------------------------------------------------------
+
+
+def inbox_count(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    who = [f"{p} <{a}>" for p, a in PLAYERS]
+    raws = [mail(who[i % 3], signed("HELP", PLAYERS[i % 3][0])).as_bytes() for i in range(k)]
+    raws += [mail(f"Stranger {i} <s{i}@strangers.test>", "hello").as_bytes() for i in range(k)]
+    return polled(cfg, *raws)
+
+
+def inbox_size(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    lines = "\n".join(f"a line of a long letter, number {i}, that says nothing pbem reads" for i in range(k * 16))
+    return polled(cfg, mail(body=signed("STATUS\n\n" + lines)).as_bytes())
+
+
+def inbox_headers(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    msg = mail(body=signed("STATUS"))
+    for i in range(k * 8):
+        msg["Received"] = (
+            f"from relay{i}.example.test by relay{i + 1}.example.test; Mon, 7 Dec 2026 10:00:{i % 60:02} +0000"
+        )
+    return polled(cfg, msg.as_bytes())
+
+
+def inbox_depth(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    inner = mail(body=signed("STATUS"))
+    for _ in range(k * 5):  # 5, 20, 80: past the cap of 64 at x16
+        outer = mail(body="forwarded")
+        outer.make_mixed()
+        outer.attach(inner)
+        inner = outer
+    return polled(cfg, inner.as_bytes())
+
+
+def inbox_attachments(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    msg = mail(body=signed("STATUS"))
+    for i in range(k * 80):  # 80, 320, 1,280: past the cap of 1,000 parts at x16
+        msg.add_attachment(
+            f"attachment {i}".encode(), maintype="application", subtype="octet-stream", filename=f"a{i}.bin"
+        )
+    return polled(cfg, msg.as_bytes())
+
+
+def order_lines(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    body = "\n".join(f"SAY note {i}" if i % 2 else "STATUS" for i in range(k * 8))  # 8, 32, 128: past 100
+    return polled(cfg, mail(body=signed(body)).as_bytes())
+
+
+def order_line_length(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    line = "PLAY " + ", ".join(f"card{i}" for i in range(k * 5))  # about 37, 150, 600 characters: past 400
+    return polled(cfg, mail(body=signed(line)).as_bytes())
+
+
+def from_length(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    name = "Alice " + "x" * (k * 160)  # 166, 646, 2,566 characters: past 2,000
+    return polled(cfg, mail(f'"{name}" <alice@players.test>', signed("STATUS")).as_bytes())
+
+
+def subject_length(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    subject = f"[pbem {GAME}] " + " ".join(f"word{i}" for i in range(k * 200))
+    return polled(cfg, mail(body=signed("STATUS"), subject=subject).as_bytes())
+
+
+#: messages a run reads from the Maildir inbox in `maildir_backlog` (the README's 10,000, made small)
+BACKLOG_MOST = 64
+
+
+def maildir_backlog(folder: Path, k: int) -> Run:
+    """k strangers' mails in the Maildir inbox, a run reading `BACKLOG_MOST`: past it the run reads no more, and
+    says so."""
+    from pbem.mail.transports import maildir as maildir_mod
+
+    cfg = home(folder)
+    box = maildir(cfg)
+    for i in range(k):
+        box.add(mail(f"Stranger {i} <s{i}@strangers.test>", "hello").as_bytes())
+
+    def run() -> None:
+        maildir_mod.MOST_A_RUN = BACKLOG_MOST  # (in a child of its own under `held`: nothing else sees it)
+        try:
+            res = _cli(cfg, "poll")
+        finally:
+            maildir_mod.MOST_A_RUN = 10_000
+        assert res.exit_code == 0, res.output[-800:]
+        left = sum(1 for _ in (cfg.parent / "mail" / "inbox" / "new").iterdir())
+        assert left == max(0, k - BACKLOG_MOST), f"{left} of {k} mails left in the inbox, a run reading {BACKLOG_MOST}"
+        if k > BACKLOG_MOST:
+            assert "more mail than one run reads" in res.output, res.output[-800:]
+
+    return run
+
+
+def queued(folder: Path, k: int) -> Run:
+    cfg = home(folder, says=k)  # each say queues one mail a player
+    return cli(cfg, "poll")
+
+
+def poll_games(folder: Path, k: int) -> Run:
+    return cli(home(folder, games=k), "poll")
+
+
+def toml_size(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
+    def make(folder: Path, k: int) -> Run:
+        return cli(home(folder, toml_pad=k * 200), *command)
+
+    return make
+
+
+def record(command: tuple[str, ...], *, codes: tuple[int, ...] = (0, 1, 2, 3)) -> Callable[[Path, int], Run]:
+    """`command` (its arguments, `{tmp}` a fresh folder) on hh1 with a record of k moderator messages."""
+
+    def make(folder: Path, k: int) -> Run:
+        cfg = home(folder, says=k)
+        return cli(cfg, *(a.replace("{tmp}", str(folder)) for a in command), codes=codes)
+
+    return make
+
+
+def games_count(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
+    def make(folder: Path, k: int) -> Run:
+        cfg = home(folder, games=k)
+        return cli(cfg, *(a.replace("{tmp}", str(folder)) for a in command))
+
+    return make
+
+
+def export_of(folder: Path, k: int, fmt: str = "json") -> tuple[Path, Path]:
+    cfg = home(folder, says=k)
+    out = folder / f"export.{fmt}"
+    _cli(cfg, "export", GAME, "--format", fmt, "--output", str(out))
+    return cfg, out
+
+
+def verify_length(folder: Path, k: int) -> Run:
+    cfg, out = export_of(folder, k)
+    return cli(cfg, "verify", str(out), "--partial")
+
+
+def verify_mail(folder: Path, k: int) -> Run:
+    cfg = home(folder, says=k)
+    _cli(cfg, "poll")  # the says' mails sent: Alice's are her mailbox
+    out = folder / "export.json"
+    _cli(cfg, "export", GAME, "--format", "json", "--output", str(out))
+    return cli(cfg, "verify", str(out), "--partial", "--mail", str(cfg.parent / "mail" / "sent"), "--as", "Alice")
+
+
+def verify_sent(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    sent = mailbox.Maildir(str(folder / "alice-sent"), factory=None, create=True)
+    box = maildir(cfg)
+    for i in range(k):
+        raw = mail(body=signed(f"STATUS\n\n(my {i}th question)")).as_bytes()
+        box.add(raw)
+        sent.add(raw)
+    _cli(cfg, "poll")
+    out = folder / "export.json"
+    _cli(cfg, "export", GAME, "--format", "json", "--output", str(out))
+    return cli(cfg, "verify", str(out), "--partial", "--sent", str(folder / "alice-sent"), "--as", "Alice")
+
+
+def verify_earlier(folder: Path, k: int) -> Run:
+    cfg = home(folder, says=k)
+    early = folder / "early.json"
+    _cli(cfg, "export", GAME, "--format", "json", "--output", str(early))
+    _cli(cfg, "game", "say", GAME, "One more note.")
+    out = folder / "export.json"
+    _cli(cfg, "export", GAME, "--format", "json", "--output", str(out))
+    return cli(cfg, "verify", str(out), "--partial", "--earlier", str(early))
+
+
+def backup_keep(folder: Path, k: int) -> Run:
+    cfg = home(folder)
+    dest = folder / "backups"
+    for i in range(k):
+        _cli(cfg, "backup", str(dest), "--name", f"pbem-2026-01-{1 + i // 24:02}-{i % 24:02}0000")
+    return cli(cfg, "backup", str(dest), "--keep", "1")
+
+
+def backup_check(folder: Path, k: int) -> Run:
+    cfg = home(folder, says=k)
+    dest = folder / "backups"
+    _cli(cfg, "backup", str(dest), "--name", "b1")
+    return cli(cfg, "backup", "--check", str(dest / "b1"))
+
+
+def outbox_failed(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
+    """`command` with k queued mails marked failed (each say queues one a player)."""
+
+    def make(folder: Path, k: int) -> Run:
+        import sqlite3
+        from contextlib import closing
+
+        cfg = home(folder, says=k)
+        with closing(sqlite3.connect(cfg.parent / "pbem.db")) as con, con:
+            con.execute("UPDATE outbox SET status = 'failed', last_error = 'refused by the server'")
+        return cli(cfg, *command)
+
+    return make
+
+
+def new_players(folder: Path, k: int) -> Run:
+    cfg = home(folder, games=0)
+    players = [x for i in range(k * 2) for x in ("--player", f"P{i} <p{i}@players.test>")]  # 2, 8, 32: past 6
+    return cli(cfg, "game", "new", "habsburg", "--name", "hh9", "--no-join", *players)
+
+
+def text_length(command: tuple[str, ...], chars: int) -> Callable[[Path, int], Run]:
+    """`command` whose `{text}` is k `chars` characters of words."""
+
+    def make(folder: Path, k: int) -> Run:
+        cfg = home(folder)
+        text = " ".join(["word"] * (k * chars // 5))
+        return cli(cfg, *(a.replace("{text}", text).replace("{tmp}", str(folder)) for a in command))
+
+    return make
+
+
+def init_name(folder: Path, k: int) -> Run:
+    def run() -> None:
+        target = folder / f"fresh{os.getpid()}{id(run)}"
+        res = invoke(["init", str(target), "--address", "m@pbem.test", "--name", "M" * (k * 100)])
+        assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+
+    return run
+
+
+def nothing(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
+    """A command with no input that grows: the same run at every size (its cost must not change)."""
+
+    def make(folder: Path, k: int) -> Run:
+        return lambda: invoke([a.replace("{tmp}", str(folder / f"d{k}")) for a in command])
+
+    return make
+
+
+# ---- the cases -------------------------------------------------------------------------------------------------
+
+A = "Alice <alice@players.test>"
+R = "a record of N moderator messages"
+G = "N games running"
+CASES: list[Case] = [
+    Case(
+        "poll",
+        "N players' and N strangers' mails in the inbox",
+        2,
+        inbox_count,
+        "10,000 messages a run (IMAP); replies_per_hour 30 an address",
+    ),
+    Case(
+        "poll",
+        "N strangers' mails in the Maildir inbox, a run reading 64",
+        40,
+        maildir_backlog,
+        "10,000 messages a run",
+        capped=True,
+    ),
+    Case("poll", "one mail of 16N lines", 2, inbox_size, "max_stored_player 4 MiB"),
+    Case("poll", "one mail of 8N Received headers", 2, inbox_headers, "max_stored_player 4 MiB"),
+    Case("poll", "one mail forwarded 5N deep", 1, inbox_depth, "64 nested parts"),
+    Case("poll", "one mail of 80N attachments", 1, inbox_attachments, "1,000 parts"),
+    Case("poll", "one mail of 8N order lines", 1, order_lines, "100 order lines"),
+    Case("poll", "an order line of 5N cards", 1, order_line_length, "400 characters a line"),
+    Case("poll", "a From of 160N characters", 1, from_length, "2,000 characters"),
+    Case("poll", "a Subject of 200N words", 1, subject_length, "max_stored_player 4 MiB"),
+    Case("poll", "N moderator messages queued to send", 2, queued, "bounded by command_deadline (sends all)"),
+    Case("poll", G, 1, poll_games, "games are the moderator's"),
+    Case("poll", "a pbem.toml of 200N comment lines", 1, toml_size(("poll",)), "1 MiB"),
+    Case("game list", "a pbem.toml of 200N comment lines", 1, toml_size(("game", "list")), "1 MiB"),
+    Case("game list", G, 1, games_count(("game", "list")), "games are the moderator's"),
+    Case("game waiting", G, 1, games_count(("game", "waiting")), "games are the moderator's"),
+    Case("export", G + " (--all)", 1, games_count(("export", "--all", "{tmp}/all")), "games are the moderator's"),
+    Case("publish", G, 1, games_count(("publish", "{tmp}/site")), "games are the moderator's"),
+    Case("moderator code", G, 1, games_count(("moderator", "code")), "games are the moderator's"),
+    Case("upgrade", G, 1, games_count(("upgrade",)), "games are the moderator's"),
+    Case("prune", G, 1, games_count(("prune", "--older-than", "0d")), "games are the moderator's"),
+    Case(
+        "check",
+        "none over the network here (tests/reliability/test_waits_servers.py)",
+        1,
+        nothing(("check", "--help")),
+        "servers' answers: README's budget table",
+    ),
+    Case(
+        "export",
+        R + " (json)",
+        4,
+        record(("export", GAME, "--format", "json", "--output", "{tmp}/e.json")),
+        "64 MiB export",
+    ),
+    Case(
+        "export",
+        R + " (text)",
+        4,
+        record(("export", GAME, "--format", "text", "--output", "{tmp}/e.txt")),
+        "64 MiB export",
+    ),
+    Case("game show", R, 4, record(("game", "show", GAME)), "the last 20 events"),
+    Case("game show", R + " (--as)", 4, record(("game", "show", GAME, "--as", "Alice")), "the last 20 events"),
+    Case("game inputs", R, 4, record(("game", "inputs", GAME)), "prints every input"),
+    Case("game undo", R, 4, record(("game", "undo", GAME, "--to", "1", "--why", "misread")), "the record"),
+    Case("game extend", R, 4, record(("game", "extend", GAME, "2h")), "the record"),
+    Case("game pause", R, 4, record(("game", "pause", GAME)), "the record"),
+    Case("game resume", R, 4, record(("game", "resume", GAME)), "the record"),
+    Case("game abandon", R, 4, record(("game", "abandon", GAME)), "the record"),
+    Case("game keep", R, 4, record(("game", "keep", GAME)), "the record"),
+    Case("game process", R, 4, record(("game", "process", GAME)), "the record"),
+    Case("game start", R, 4, record(("game", "start", GAME)), "the record"),
+    Case("game replace", R, 4, record(("game", "replace", GAME, A, "Cy <cy@example.test>")), "the record"),
+    Case("game address", R, 4, record(("game", "address", GAME, A, "ann2@example.test")), "the record"),
+    Case("game code", R, 4, record(("game", "code", GAME, A)), "the record"),
+    Case("game away", R, 4, record(("game", "away", GAME, A, "3d")), "the record"),
+    Case("game resend", R, 4, record(("game", "resend", GAME, A)), "the record"),
+    Case("game mail", R, 4, record(("game", "mail", GAME, "verbose")), "the record"),
+    Case("game say", R, 4, record(("game", "say", GAME, "Play on.")), "the record"),
+    Case(
+        "game say", "a message of 30N characters", 1, text_length(("game", "say", GAME, "{text}"), 30), "400 characters"
+    ),
+    Case("game new", "2N players", 1, new_players, "the kind's seats (3 to 6)"),
+    Case("verify", R, 4, verify_length, "64 MiB and 4,000,000 values"),
+    Case("verify", "--mail: N mails (a record of N messages mailed)", 2, verify_mail, "100,000 mails, 1 GiB"),
+    Case("verify", "--sent: N mails a player sent", 2, verify_sent, "100,000 mails, 1 GiB"),
+    Case("verify", "--earlier: an export of N messages", 4, verify_earlier, "64 MiB"),
+    Case("backup", "N dated backups (--keep 1)", 2, backup_keep, "pbem's dated folders only"),
+    Case("backup", R, 4, record(("backup", "{tmp}/b")), "--within 900 s"),
+    Case("backup", R + " (--check)", 4, backup_check, "--within 900 s"),
+    Case("outbox list", "N failed mails a player", 2, outbox_failed(("outbox", "list")), "prints every mail"),
+    Case(
+        "outbox retry", "N failed mails a player", 2, outbox_failed(("outbox", "retry", "--all")), "queues every mail"
+    ),
+    Case("init", "a --name of 100N characters", 1, init_name, "a value given to a command"),
+    Case("rules", "none: the kind only", 1, nothing(("rules", "habsburg")), "none grows"),
+    Case("demo", "none: the kind only (its bots' game)", 1, nothing(("demo", "--help")), "none grows"),
+]
+
+#: The pairs the suite runs: cheap ones, one of each shape (a count of mails, a record, a text).
+SAMPLE = ("game say / a message of 30N characters", "game show / " + R, "poll / one mail of 8N order lines")
+
+
+# ---- measuring -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Reading:
+    case: Case
+    lines: tuple[int, ...]
+    held: tuple[int, ...]
+
+    @staticmethod
+    def over(got: tuple[int, ...]) -> str:
+        """Why `got` (the cost at x1, x4, x16 and, once a steep growth asked for it, x64) is flagged, or ""."""
+        small, large = got[0], got[2]
+        if large > OVER * max(small, 1):
+            return f"x16 {large / max(small, 1):.1f} times x1"
+        for a, b, c, at in ((got[0], got[1], got[2], "x4 to x16"), (*got[1:4], "x16 to x64"))[: len(got) - 2]:
+            added, more = b - a, c - b
+            if not (c - small > NOISE * small and added > 0.05 * small and more > STEEP * added):
+                return ""  # within linear here; a step at x16 (a cache, a batch) that does not go on is no growth
+            why = f"{at} added {more / added:.1f} times what the size before added"
+        return why
+
+    def steep(self) -> set[str]:
+        """The measures whose growth is steep at x16 and not yet confirmed at x64."""
+        return {m for m, got in (("lines", self.lines), ("bytes", self.held)) if len(got) == 3 and self.over(got)}
+
+    @property
+    def flags(self) -> list[str]:
+        out = []
+        if self.case.capped and self.lines[2] > FLAT * self.lines[1]:
+            out.append(f"uncapped: lines x16 {self.lines[2] / self.lines[1]:.1f} times x4, both past the cap")
+        if why := self.over(self.lines):
+            out.append(f"lines: {why}")
+        if why := self.over(self.held):
+            out.append(f"bytes: {why}")
+        return out
+
+    def __str__(self) -> str:
+        lines = " / ".join(f"{x:,}" for x in self.lines)
+        held = " / ".join(f"{x:,}" for x in self.held)
+        flags = "; ".join(self.flags)
+        mark = "FLAG " if flags else "     "
+        return f"{mark}{self.case.name}: lines {lines}; bytes {held}{'  <- ' + flags if flags else ''}"
+
+
+def measure(case: Case, root: Path, sizes: tuple[int, ...] = SIZES) -> Reading:
+    """The case's lines and peak bytes at each size, each run on a home of its own; a growth steep at x16 (and
+    no more than `OVER` times x1) is read at x64 too: a square's goes on, a step's (a cache filled, a batch
+    begun) does not."""
+    from tests.growth import held, steps
+
+    lines, peak = [], []
+    warm = Path(tempfile.mkdtemp(prefix="warm-", dir=root))
+    case.make(warm, sizes[0] * case.unit)()  # the modules the command imports on its first run, imported now
+    for k in sizes:
+        folder = Path(tempfile.mkdtemp(prefix=f"k{k}-", dir=root))
+        lines.append(steps(case.make(folder / "l", k * case.unit)))
+        peak.append(held(case.make(folder / "h", k * case.unit)))
+    got = Reading(case, tuple(lines), tuple(peak))
+    again = got.steep()
+    folder = Path(tempfile.mkdtemp(prefix="k64-", dir=root))
+    if "lines" in again and not got.lines[2] > OVER * max(got.lines[0], 1):
+        got.lines += (steps(case.make(folder / "l", 4 * sizes[-1] * case.unit)),)
+    if "bytes" in again and not got.held[2] > OVER * max(got.held[0], 1):
+        got.held += (held(case.make(folder / "h", 4 * sizes[-1] * case.unit)),)
+    return got
+
+
+def by_name(name: str) -> Case:
+    return next(c for c in CASES if c.name == name)
+
+
+def main(argv: list[str]) -> int:
+    chosen = [c for c in CASES if not argv or any(a in c.name for a in argv)]
+    flagged = 0
+    with tempfile.TemporaryDirectory(prefix="sweep24-") as tmp:
+        for case in chosen:
+            try:
+                got = measure(case, Path(tmp))
+            except AssertionError as exc:
+                print(f"FAIL {case.name}: {str(exc)[:600]}", flush=True)
+                flagged += 1
+                continue
+            flagged += bool(got.flags)
+            print(got, flush=True)
+    print(f"{flagged} of {len(chosen)} pairs flagged", flush=True)
+    return 1 if flagged else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
