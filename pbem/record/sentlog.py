@@ -25,9 +25,12 @@ database's own commits (WAL, ``synchronous = NORMAL``) it is not fsynced.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import logging
 import os
 import socket
+import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -39,6 +42,8 @@ from sqlalchemy.engine import Connection
 
 from pbem.record.files import running
 from pbem.record.models import OutboxMail, OutboxMessage
+
+log = logging.getLogger("pbem")
 
 FOLD_CHUNK = 500  # ids per UPDATE (under every database's parameter limit)
 DIRECTORY = "outbox-sent"
@@ -53,13 +58,44 @@ def journal_dir(home: Path) -> Path:
     return home / DIRECTORY
 
 
+class NotRegular(OSError):
+    """A path of the ledger's folder that is no regular file (a FIFO, a device)."""
+
+
+def _open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
+    """`os.open(path, flags)` of a regular file (made if `flags` say so), else OSError: opened without blocking, so
+    a FIFO in the ledger's place (or a journal's) is refused before anything waits on it.  The ledger's append
+    waited for a reader for ever, so every `pbem poll` that sent a mail ran to its deadline's backstop and exited 3;
+    a ledger or a stopped run's journal that was a FIFO waited for a writer in `pbem backup`, the replay and the
+    poll's recovery, and a journal linked to /dev/zero was read there without end (costs24: tests/reliability/test_costs24_sweep.py)."""
+    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file: pbem keeps no ledger or journal in it", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_regular(path: Path, most: int | None = None) -> tuple[bytes, int]:
+    """The newest `most` bytes of the regular file `path` (all of them: None), and its size; OSError as
+    `_open_regular`."""
+    with os.fdopen(_open_regular(path, os.O_RDONLY), "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if most is not None:
+            f.seek(max(0, size - most))
+        return (f.read() if most is None else f.read(most)), size
+
+
 class SentLog:
     """This process's journal of sent outbox ids (thread-safe; the sender threads append to it)."""
 
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / f"{socket.gethostname()}-{os.getpid()}-{threading.get_ident()}{SUFFIX}"
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._fd = _open_regular(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         self._lock = threading.Lock()
         self._unfolded: list[int] = []
         self.sent: set[int] = set()  # ids sent and not yet folded (once folded, the outbox says so itself)
@@ -114,13 +150,15 @@ def kept(directory: Path, lines: bytes) -> None:
     path = directory / LEDGER
     try:
         with _locked(directory / LOCK) as locked:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = _open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             try:
                 os.write(fd, lines)
             finally:
                 os.close(fd)
             if locked:
                 _trim(path)
+    except NotRegular as exc:
+        log.warning("%s: the ledger of mails sent is not kept (remove it; pbem makes a new one)", exc)
     except OSError:
         pass
 
@@ -128,7 +166,7 @@ def kept(directory: Path, lines: bytes) -> None:
 def _trim(path: Path) -> None:
     """The ledger's newest half kept, from a line's start, the file replaced whole, once it passes `LEDGER_BYTES`
     (its size read where it is read: never past its end)."""
-    with open(path, "rb") as f:
+    with os.fdopen(_open_regular(path, os.O_RDONLY), "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size <= LEDGER_BYTES:
             return
@@ -142,7 +180,7 @@ def _trim(path: Path) -> None:
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[bool]:
     """An exclusive `flock` on `path` (made if missing), waited for at most `LOCK_SECONDS`; whether it was had."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = _open_regular(path, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + LOCK_SECONDS
         while True:
@@ -183,10 +221,7 @@ def as_of_now(home: Path) -> bytes:
 def _tail(path: Path, most: int) -> bytes:
     """The newest `most` bytes of the ledger `path` from a line's start (b"": none, or not one to read)."""
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            f.seek(max(0, size - most))
-            got = f.read(most)
+        got, size = _read_regular(path, most)
     except OSError:
         return b""
     return got if size <= most else got[got.find(b"\n") + 1 :]
@@ -256,8 +291,11 @@ def _alive(path: Path) -> bool:
 
 def read_ids(path: Path) -> set[int]:
     try:
-        text = path.read_text(errors="replace")
+        text = _read_regular(path)[0].decode("utf-8", "replace")
     except FileNotFoundError:
+        return set()
+    except NotRegular:  # a FIFO, a link to a device: no journal of pbem's
+        log.warning("%s is not a regular file: it was not read as a journal of mails sent (remove it)", path)
         return set()
     return {int(line) for line in text.split() if is_id(line)}  # a torn last line is not an id
 

@@ -107,6 +107,29 @@ def invoke(args: list[str]) -> Any:
     return CliRunner().invoke(command(), args)
 
 
+#: Homes of a House of Habsburg game its bots played for k polls (`pbem.cli.demo.run`), by k: made once, copied
+_PLAYED: dict[int, Path] = {}
+PLAYED = "habsburg-demo"
+BOT = "Alice <alice@players.example>"
+
+
+def played(folder: Path, k: int) -> Path:
+    """A copy in `folder` of a home whose game `PLAYED` its three bots played for `k` polls (the seat names are
+    Alice, Bob and Carol, at players.example); its pbem.toml returned."""
+    import atexit
+    import shutil
+
+    from pbem.cli.demo import run
+
+    if k not in _PLAYED:
+        made = Path(tempfile.mkdtemp(prefix=f"sweep24-played{k}-"))
+        atexit.register(shutil.rmtree, made, True)
+        run("habsburg", 3, "5eed" * 16, made / "home", bot_seed="sweep24", max_polls=k)
+        _PLAYED[k] = made / "home"
+    shutil.copytree(_PLAYED[k], folder / "home")
+    return folder / "home" / "pbem.toml"
+
+
 def _cli(cfg_path: Path, *args: str) -> Any:
     res = invoke(["--config", str(cfg_path), *args])
     if res.exception is not None and not isinstance(res.exception, SystemExit):
@@ -269,10 +292,10 @@ def toml_size(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
 
 
 def record(command: tuple[str, ...], *, codes: tuple[int, ...] = (0, 1, 2, 3)) -> Callable[[Path, int], Run]:
-    """`command` (its arguments, `{tmp}` a fresh folder) on hh1 with a record of k moderator messages."""
+    """`command` (its arguments, `{tmp}` a fresh folder) on a game its bots played for k polls."""
 
     def make(folder: Path, k: int) -> Run:
-        cfg = home(folder, says=k)
+        cfg = played(folder, k)
         return cli(cfg, *(a.replace("{tmp}", str(folder)) for a in command), codes=codes)
 
     return make
@@ -287,9 +310,9 @@ def games_count(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
 
 
 def export_of(folder: Path, k: int, fmt: str = "json") -> tuple[Path, Path]:
-    cfg = home(folder, says=k)
+    cfg = played(folder, k)
     out = folder / f"export.{fmt}"
-    _cli(cfg, "export", GAME, "--format", fmt, "--output", str(out))
+    _cli(cfg, "export", PLAYED, "--format", fmt, "--output", str(out))
     return cfg, out
 
 
@@ -321,12 +344,12 @@ def verify_sent(folder: Path, k: int) -> Run:
 
 
 def verify_earlier(folder: Path, k: int) -> Run:
-    cfg = home(folder, says=k)
+    cfg = played(folder, k)
     early = folder / "early.json"
-    _cli(cfg, "export", GAME, "--format", "json", "--output", str(early))
-    _cli(cfg, "game", "say", GAME, "One more note.")
+    _cli(cfg, "export", PLAYED, "--format", "json", "--output", str(early))
+    _cli(cfg, "game", "say", PLAYED, "One more note.")
     out = folder / "export.json"
-    _cli(cfg, "export", GAME, "--format", "json", "--output", str(out))
+    _cli(cfg, "export", PLAYED, "--format", "json", "--output", str(out))
     return cli(cfg, "verify", str(out), "--partial", "--earlier", str(early))
 
 
@@ -339,7 +362,7 @@ def backup_keep(folder: Path, k: int) -> Run:
 
 
 def backup_check(folder: Path, k: int) -> Run:
-    cfg = home(folder, says=k)
+    cfg = played(folder, k)
     dest = folder / "backups"
     _cli(cfg, "backup", str(dest), "--name", "b1")
     return cli(cfg, "backup", "--check", str(dest / "b1"))
@@ -398,7 +421,7 @@ def nothing(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
 # ---- the cases -------------------------------------------------------------------------------------------------
 
 A = "Alice <alice@players.test>"
-R = "a record of N moderator messages"
+R = "a game its bots played for N polls"
 G = "N games running"
 CASES: list[Case] = [
     Case(
@@ -446,34 +469,34 @@ CASES: list[Case] = [
         "export",
         R + " (json)",
         4,
-        record(("export", GAME, "--format", "json", "--output", "{tmp}/e.json")),
+        record(("export", PLAYED, "--format", "json", "--output", "{tmp}/e.json")),
         "64 MiB export",
     ),
     Case(
         "export",
         R + " (text)",
         4,
-        record(("export", GAME, "--format", "text", "--output", "{tmp}/e.txt")),
+        record(("export", PLAYED, "--format", "text", "--output", "{tmp}/e.txt")),
         "64 MiB export",
     ),
-    Case("game show", R, 4, record(("game", "show", GAME)), "the last 20 events"),
-    Case("game show", R + " (--as)", 4, record(("game", "show", GAME, "--as", "Alice")), "the last 20 events"),
-    Case("game inputs", R, 4, record(("game", "inputs", GAME)), "prints every input"),
-    Case("game undo", R, 4, record(("game", "undo", GAME, "--to", "1", "--why", "misread")), "the record"),
-    Case("game extend", R, 4, record(("game", "extend", GAME, "2h")), "the record"),
-    Case("game pause", R, 4, record(("game", "pause", GAME)), "the record"),
-    Case("game resume", R, 4, record(("game", "resume", GAME)), "the record"),
-    Case("game abandon", R, 4, record(("game", "abandon", GAME)), "the record"),
-    Case("game keep", R, 4, record(("game", "keep", GAME)), "the record"),
-    Case("game process", R, 4, record(("game", "process", GAME)), "the record"),
-    Case("game start", R, 4, record(("game", "start", GAME)), "the record"),
-    Case("game replace", R, 4, record(("game", "replace", GAME, A, "Cy <cy@example.test>")), "the record"),
-    Case("game address", R, 4, record(("game", "address", GAME, A, "ann2@example.test")), "the record"),
-    Case("game code", R, 4, record(("game", "code", GAME, A)), "the record"),
-    Case("game away", R, 4, record(("game", "away", GAME, A, "3d")), "the record"),
-    Case("game resend", R, 4, record(("game", "resend", GAME, A)), "the record"),
-    Case("game mail", R, 4, record(("game", "mail", GAME, "verbose")), "the record"),
-    Case("game say", R, 4, record(("game", "say", GAME, "Play on.")), "the record"),
+    Case("game show", R, 4, record(("game", "show", PLAYED)), "the last 20 events"),
+    Case("game show", R + " (--as)", 4, record(("game", "show", PLAYED, "--as", "Alice")), "the last 20 events"),
+    Case("game inputs", R, 4, record(("game", "inputs", PLAYED)), "prints every input"),
+    Case("game undo", R, 4, record(("game", "undo", PLAYED, "--to", "1", "--why", "misread")), "the record"),
+    Case("game extend", R, 4, record(("game", "extend", PLAYED, "2h")), "the record"),
+    Case("game pause", R, 4, record(("game", "pause", PLAYED)), "the record"),
+    Case("game resume", R, 4, record(("game", "resume", PLAYED)), "the record"),
+    Case("game abandon", R, 4, record(("game", "abandon", PLAYED)), "the record"),
+    Case("game keep", R, 4, record(("game", "keep", PLAYED)), "the record"),
+    Case("game process", R, 4, record(("game", "process", PLAYED)), "the record"),
+    Case("game start", R, 4, record(("game", "start", PLAYED)), "the record"),
+    Case("game replace", R, 4, record(("game", "replace", PLAYED, BOT, "Cy <cy@example.test>")), "the record"),
+    Case("game address", R, 4, record(("game", "address", PLAYED, BOT, "ann2@example.test")), "the record"),
+    Case("game code", R, 4, record(("game", "code", PLAYED, A)), "the record"),
+    Case("game away", R, 4, record(("game", "away", PLAYED, BOT, "3d")), "the record"),
+    Case("game resend", R, 4, record(("game", "resend", PLAYED, A)), "the record"),
+    Case("game mail", R, 4, record(("game", "mail", PLAYED, "verbose")), "the record"),
+    Case("game say", R, 4, record(("game", "say", PLAYED, "Play on.")), "the record"),
     Case(
         "game say", "a message of 30N characters", 1, text_length(("game", "say", GAME, "{text}"), 30), "400 characters"
     ),
@@ -481,7 +504,7 @@ CASES: list[Case] = [
     Case("verify", R, 4, verify_length, "64 MiB and 4,000,000 values"),
     Case("verify", "--mail: N mails (a record of N messages mailed)", 2, verify_mail, "100,000 mails, 1 GiB"),
     Case("verify", "--sent: N mails a player sent", 2, verify_sent, "100,000 mails, 1 GiB"),
-    Case("verify", "--earlier: an export of N messages", 4, verify_earlier, "64 MiB"),
+    Case("verify", "--earlier: an export of N polls", 4, verify_earlier, "64 MiB"),
     Case("backup", "N dated backups (--keep 1)", 2, backup_keep, "pbem's dated folders only"),
     Case("backup", R, 4, record(("backup", "{tmp}/b")), "--within 900 s"),
     Case("backup", R + " (--check)", 4, backup_check, "--within 900 s"),
@@ -495,7 +518,7 @@ CASES: list[Case] = [
 ]
 
 #: The pairs the suite runs: cheap ones, one of each shape (a count of mails, a record, a text).
-SAMPLE = ("game say / a message of 30N characters", "game show / " + R, "poll / one mail of 8N order lines")
+SAMPLE = ("game list / N games running", "poll / one mail of 8N order lines")
 
 
 # ---- measuring -------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import mailbox
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,11 @@ WAITS: dict[str, tuple[frozenset[str], str, str]] = {
         _every_but(),
         "tests/reliability/test_log_file.py",
         "test_a_log_write_that_blocks_has_its_own_deadline_and_the_moderator_is_told",
+    ),
+    "a file of the sent mails' ledger folder that is a FIFO or a device": (
+        frozenset({"poll", "backup"}),
+        "tests/reliability/test_costs24_sweep.py",
+        "test_no_file_of_the_ledgers_folder_that_is_no_regular_file_holds_a_run",
     ),
     "the sent mails' ledger lock another run holds": (
         frozenset({"poll"}),
@@ -200,3 +206,76 @@ def test_a_maildir_inbox_of_more_than_a_runs_mail_is_read_over_runs_oldest_first
     assert left[:2] == [sorted(sent[3:]), sent[6:]], "the oldest first"
     filed = mailbox.Maildir(str(cfg.parent / "mail" / "rejected"), factory=None)
     assert sorted(m["Message-ID"] for m in filed) == sorted(sent)
+
+
+#: What reads or writes the files of the ledger's folder (`outbox-sent`), each given the home and the folder
+LEDGER_USERS = {
+    "the poll's append to the ledger": lambda home, folder: _sentlog().kept(folder, b"7\n"),
+    "the poll's recovery of a stopped run's journal": lambda home, folder: [
+        _sentlog().read_ids(p) for p, alive in _sentlog().others(folder) if not alive
+    ],
+    "pbem backup's copy of the ledger": lambda home, folder: _sentlog().as_of_now(home),
+    "pbem poll --trust-clock's replay": lambda home, folder: _sentlog().replay(home, "sqlite://", None),
+}
+#: the ledger, its lock, and the journal of a run of this host that stopped (its process id one no process has)
+LEDGER_FILES = ("sent-ids.ledger", "sent-ids.ledger.lock", f"{socket.gethostname()}-4194303-1.sent")
+LEDGER_SHAPES = ("a FIFO", "a link to /dev/zero")
+LEDGER_WAIT = 5.0  # seconds (wall clock: a deadline) a forked child has to answer
+
+
+def _sentlog():  # type: ignore[no-untyped-def]
+    from pbem.record import sentlog
+
+    return sentlog
+
+
+def _ledger_setup(tmp: Path, name: str, shape: str) -> tuple[Path, Path]:
+    home = tmp / "home"
+    folder = home / "outbox-sent"
+    folder.mkdir(parents=True)
+    if shape == "a FIFO":
+        os.mkfifo(folder / name)
+    else:
+        os.symlink("/dev/zero", folder / name)
+    return home, folder
+
+
+def _ledger_cases(tmp: Path, cases: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+    """The cases (user, file, shape) that did not end in time, or raised, each with what happened: all of them run
+    in one forked child that has `LEDGER_WAIT` seconds, and only if it fails each in a child of its own."""
+    import resource
+
+    from tests.growth import _in_child
+
+    made = [(case, *_ledger_setup(tmp / str(i), case[1], case[2])) for i, case in enumerate(cases)]
+
+    def run(todo: list[tuple[tuple[str, str, str], Path, Path]]) -> str:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31))  # /dev/zero read whole: a MemoryError, not 64 GB
+        for (user, _, _), home, folder in todo:
+            LEDGER_USERS[user](home, folder)
+        return "ok"
+
+    def failed(todo: list[tuple[tuple[str, str, str], Path, Path]]) -> str | None:
+        got = _in_child(lambda: run(todo), LEDGER_WAIT)
+        if got is None:
+            return f"no answer within {LEDGER_WAIT:g} s"
+        return None if got[0] else str(got[1]).strip().splitlines()[-1][:200]
+
+    if failed(made) is None:
+        return {}
+    return {one[0]: why for one in made if (why := failed([one])) is not None}
+
+
+LEDGER_CASES = [(u, f, s) for u in LEDGER_USERS for f in LEDGER_FILES for s in LEDGER_SHAPES]
+
+
+def test_no_file_of_the_ledgers_folder_that_is_no_regular_file_holds_a_run(tmp_path: Path) -> None:
+    """The generator: each of `LEDGER_FILES` made a FIFO or a link to /dev/zero, under each of `LEDGER_USERS`
+    (`LEDGER_CASES`, 24), in forked children that have `LEDGER_WAIT` seconds.  On b1f92b21 7 of the 24 failed, none
+    answering in time: the ledger a FIFO held the poll's append, the backup's copy and the replay (a `pbem poll`
+    that sent a mail ran to its deadline's backstop and exited 3, at every run: with `poll_deadline = 3`, 66 s; by
+    default 16 minutes), a stopped run's journal a FIFO or a link to /dev/zero held the poll's recovery and the
+    backup's copy (the link read without end).  Now 0 of 24: `sentlog._open_regular` refuses what is no regular
+    file before anything waits on it, and the log says so.  Cost: one child for the 24 (0.3 s quiet)."""
+    failed = _ledger_cases(tmp_path, LEDGER_CASES)
+    assert not failed, f"{len(failed)} of {len(LEDGER_CASES)}: {failed}"
