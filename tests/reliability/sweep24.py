@@ -167,11 +167,32 @@ def signed(body: str, player: str = "Alice") -> str:
     return f"CODE {CODES[player]}\n{body}"
 
 
-def polled(cfg_path: Path, *raws: bytes) -> Run:
+def polled(cfg_path: Path, *raws: bytes, told: str = "") -> Run:
+    """The run: `pbem poll` of `raws` delivered to the inbox; with `told` (the input is past its cap), the mail must be
+    set aside (filed as rejected) and the newest mail queued say `told` to its sender."""
     box = maildir(cfg_path)
     for raw in raws:
         box.add(raw)
-    return cli(cfg_path, "poll")
+    run = cli(cfg_path, "poll")
+    if not told:
+        return run
+
+    def checked() -> None:
+        import sqlite3
+        from contextlib import closing
+        from email import policy
+        from email.parser import BytesParser
+
+        run()
+        rejected = cfg_path.parent / "mail" / "rejected" / "new"
+        assert rejected.is_dir() and any(rejected.iterdir()), "the mail past its cap was not set aside"
+        with closing(sqlite3.connect(cfg_path.parent / "pbem.db")) as con:
+            row = con.execute("SELECT raw FROM outbox_mail ORDER BY id DESC LIMIT 1").fetchone()
+        body = BytesParser(policy=policy.default).parsebytes(row[0]).get_body(("plain",))
+        text = body.get_content() if body is not None else ""
+        assert told in text, f"the sender was not told {told!r}: {text[:300]!r}"
+
+    return checked
 
 
 # ---- the inputs ------------------------------------------------------------------------------------------------
@@ -209,7 +230,7 @@ def inbox_depth(folder: Path, k: int) -> Run:
         outer.make_mixed()
         outer.attach(inner)
         inner = outer
-    return polled(cfg, inner.as_bytes())
+    return polled(cfg, inner.as_bytes(), told="nests more than 64" if k * 5 > 64 else "")
 
 
 def inbox_attachments(folder: Path, k: int) -> Run:
@@ -219,19 +240,19 @@ def inbox_attachments(folder: Path, k: int) -> Run:
         msg.add_attachment(
             f"attachment {i}".encode(), maintype="application", subtype="octet-stream", filename=f"a{i}.bin"
         )
-    return polled(cfg, msg.as_bytes())
+    return polled(cfg, msg.as_bytes(), told="has more than 1000 parts" if k * 80 > 1000 else "")
 
 
 def order_lines(folder: Path, k: int) -> Run:
     cfg = home(folder)
-    body = "\n".join(f"SAY note {i}" if i % 2 else "STATUS" for i in range(k * 8))  # 8, 32, 128: past 100
-    return polled(cfg, mail(body=signed(body)).as_bytes())
+    body = "\n".join(f"PLAY card{i}" for i in range(k * 8))  # 8, 32, 128: past 100
+    return polled(cfg, mail(body=signed(body)).as_bytes(), told="at most 100 in one mail" if k * 8 > 100 else "")
 
 
 def order_line_length(folder: Path, k: int) -> Run:
     cfg = home(folder)
     line = "PLAY " + ", ".join(f"card{i}" for i in range(k * 5))  # about 37, 150, 600 characters: past 400
-    return polled(cfg, mail(body=signed(line)).as_bytes())
+    return polled(cfg, mail(body=signed(line)).as_bytes(), told="; at most 400." if len(line) > 400 else "")
 
 
 def from_length(folder: Path, k: int) -> Run:
