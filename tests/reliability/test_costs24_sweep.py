@@ -176,13 +176,13 @@ def test_the_sent_ledgers_lock_held_by_another_process_is_waited_for_at_most_its
     holder = os.open(tmp_path / sentlog.LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        started = time.monotonic()  # deadline: the wait is for the lock, bounded by LOCK_SECONDS
+        started = time.monotonic()  # wall clock: deadline (the wait for the lock, bounded by LOCK_SECONDS)
         sentlog.kept(tmp_path, b"7\n8\n")
-        waited = time.monotonic() - started  # deadline
+        waited = time.monotonic() - started  # wall clock: deadline
     finally:
         os.close(holder)
     assert (tmp_path / sentlog.LEDGER).read_bytes() == b"7\n8\n"
-    assert 0.3 <= waited < 5.0, f"waited {waited:.2f} s for a lock bounded by 0.3 s"  # deadline
+    assert 0.3 <= waited < 5.0, f"waited {waited:.2f} s for a lock bounded by 0.3 s"  # wall clock: deadline
 
 
 def test_a_maildir_inbox_of_more_than_a_runs_mail_is_read_over_runs_oldest_first(tmp_path: Path, monkeypatch) -> None:
