@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
+from pbem.orders import elsewhere
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
 from pbem.orders.openers import (
@@ -520,8 +521,36 @@ def extract(
         ex.orders.append(_strip_comment(said))  # a subject titled "tribute" above orders is only a title
     elif first and not ex.orders and pbems and (after := after_title(first, words, pbems)):
         _after_title(ex, after)
+    else:
+        _elsewhere(ex, text, (first, said), words, pbems)
     ex.press_keys.clear()  # (the press blocks' lines, codes and all: needed only while reading)
     return ex
+
+
+def _elsewhere(
+    ex: Extracted, text: str, subject: tuple[str, str], words: tuple[str, ...], pbems: Callable[[str], bool] | None
+) -> None:
+    """The notes on orders written where pbem does not read them (`pbem.orders.elsewhere`): the subject's order
+    when the body's stand (`subject`: the subject's line and its reading), a forwarded mail's when none does."""
+    first, said = subject
+    if first and ex.orders and not (pbems and pbems(first)):
+        ex.problems += elsewhere.subject_told(_subject_order(first, said, words, pbems), ex.orders)
+    if not ex.orders:
+        ex.problems += elsewhere.forwarded_notes(text, lambda line: _forwarded_order(line, words))
+
+
+def _subject_order(first: str, said: str, words: tuple[str, ...], pbems: Callable[[str], bool] | None) -> str:
+    """The order typed in a subject (the whole subject after the tag, or after the title of the mail answered), ""
+    for none; a bare order word is a title ("[pbem g1] Tribute" above the orders)."""
+    if said and is_order(said, words):
+        return "" if said.strip(" .!").upper() in {w.upper() for w in words} else said
+    after = after_title(first, words, pbems) if pbems else ""
+    return after if after and _control(after) is None and is_order(after, words) else ""
+
+
+def _forwarded_order(line: str, words: tuple[str, ...]) -> str:
+    said = _read(line, words)
+    return said if _control(said) is None and is_order(said, words) else ""
 
 
 #: How an order line ends, or the line under it starts, when a list goes on below it: a hard wrap at 20 to 40

@@ -9,7 +9,7 @@ chose from a report's list), or what the report itself prints before a line of i
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
 the order (``NO EVENT  <-- this one``), remarks in brackets, courtesies, smileys, ticks and dictated punctuation
 after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``, ``VOTE RED - thanks :)``, ``PASS [x]``,
-``Vote red period``; a dictated ``question mark`` becomes ``?``, and a question is refused as one),
+``Vote red period``; a dictated ``comma`` becomes ``,``, a dictated ``question mark`` ``?``, and a question is refused as one),
 emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and Chinese keyboards type them
 (NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
@@ -74,6 +74,9 @@ _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks"
 )
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever|only|except|but|not|or|until|provided|depending)\b", re.I)
 _QUESTION = re.compile(r"(?<=[ \t,;])question mark$", re.IGNORECASE)  # "Vote red question mark": dictated "?"
+#: A comma dictated where the order holds one, or before what follows it ("tribute gold 5 comma thanks period",
+#: "PLACE-START Spain 3 comma France 1"): after a letter or digit, before a space or the end (players30).
+_COMMA_SAID = re.compile(r"(?<=[^\W_]) comma(?= |$)", re.IGNORECASE)
 _SEPARATORS = " \t,;-\u2013\u2014~"  # between an order and what follows it: "VOTE RED - thanks", "— cheers"
 TAILS = 4  # things taken off the end of one line at most ("PASS - thanks :) x")
 #: The words a courtesy or a dictated mark ends with (a tail ending with another word of letters is none of them).
@@ -313,6 +316,8 @@ def cleaned(line: str) -> str:
     text = line.strip()
     if not text.isascii():  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
         text = _normalised(text).strip()
+    if "comma" in text.lower():
+        text = _COMMA_SAID.sub(",", text)
     for _ in range(ROUNDS):
         before = text
         if not text.isascii():
