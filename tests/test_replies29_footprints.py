@@ -11,8 +11,10 @@ game's first step where the footer starts with an order word, with an earlier ma
 (under HELP and her sign-off, accepted) or none.  Right: with the earlier mail, the order applied and the footer
 listed as chatter; without, refused as before; and a line an earlier mail applied, or one naming the game, is never
 set aside.  On 90a53973, which reads no earlier mail, all 45 cases were refused (as each is here without it); now
-none is.  3 more are left out: Habsburg takes "Discard Studios Inc." after an EVENT as a DISCARD with "nothing more
-to do: your turn is already over", applied as a no-op, before and after.  Every case runs in the suite (under 1 s;
+none is.  3 more were left out until players30: Habsburg took "Discard Studios Inc." after an EVENT as a DISCARD
+with "nothing more to do: your turn is already over", applied as a no-op, with the earlier mail or without (3 of the
+48 cases fail on b1f92b21); a DISCARD after the turn ended must name a discard now (`pbem.engine.habsburg.orders`),
+so the line is the footer it is: 0 of 48.  Every case runs in the suite (under 1 s;
 the mail test about 2 s).
 """
 
@@ -83,8 +85,6 @@ def test_a_footer_the_player_signed_an_earlier_mail_with_is_set_aside() -> None:
         body = f"{order}\n\n{footer}\n"
         before = decided(kind, body, [])
         after = decided(kind, body, [(f"HELP\n\nCheers,\nAlice\n{footer}\n", ())])
-        if before[0] and footer.rstrip(".!") in before[0]:
-            continue  # taken as an order already (Habsburg's "Discard Studios Inc" after an EVENT: a no-op)
         if before[0] or not before[1] or after[0] != [order] or footer not in after[2]:
             failures.append(f"{kind} {order!r} + {footer!r}: without {before}, with {after}")
     assert not failures, f"{len(failures)} of {len(chosen)}:\n" + "\n".join(failures)

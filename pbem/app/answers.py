@@ -23,6 +23,8 @@ from typing import Any
 from pbem.app.decision import Decision
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
+from pbem.orders.extract import is_order
+from pbem.orders.typed import cleaned
 from pbem.record.outbox import COUNTED, LIMIT, Window
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
@@ -147,8 +149,12 @@ def asks(eng: Any, state: dict[str, Any], player: str, refused: list[Any] | None
 def ack_context(msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> dict[str, Any]:
     """What an acknowledgement tells (its own mail, or the top of the report that answers the message)."""
     shown, more_chatter = summary([short(line) for line in chatter])
+    words = tuple(getattr(loaded.engine, "order_words", ()))
     base: dict[str, object] = dict(
         chatter=shown,  # lines set aside: "not read as orders" (the first few)
+        # some start with an order word (under the signature, a footer, a closing): "they start with no order word"
+        # was the wrong reason for them (players30)
+        chatter_worded=any(is_order(cleaned(line) or line, words) for line in shown),
         more_chatter=more_chatter,
         subject_in=short(msg.subject),
         game_name=loaded.game.name,

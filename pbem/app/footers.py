@@ -6,18 +6,26 @@ press, AWAY or BACK, a mail mode) and whose every order line the engine refuses 
 (`pbem.app.lines.without_prose`: prose, a short closing in lower case naming nothing of the game's) is a message of
 commands only: its footer lines join the lines not read.  The footer was read as orders, refused, and the player
 got the handbook or the report and a refusal of a line they never meant.  A message with an order the engine takes,
-or a refused line that may be an order mistyped, is read as before.  `pbem verify --mail` accepts such a message
+or a refused line that may be an order mistyped, is read as before.  A company's or an address's line
+(`pbem.orders.closings.footer_marked`: "Play Corp Ltd. 2027" under HELP, capitals and digits) naming nothing of the
+game's is such a footer too (players30: the mail was refused, so the footer was never learnt from it).  `pbem verify --mail` accepts such a message
 accepted without an input (`pbem.trust.sent.set_aside`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
+from pbem.app.known import known, names_the_game, near_any
+from pbem.app.signed import mended
 from pbem.app.lines import without_prose
-from pbem.engine.base import Engine
+from pbem.engine.base import Engine, Outcome
+from pbem.orders.closings import footer_marked
 from pbem.orders.extract import Extracted, commanded
+
+_WORD = re.compile(r"[^\W_]+")
 
 
 def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Extracted:
@@ -28,7 +36,7 @@ def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted
     if result.accepted:
         return ex
     kept, _, _ = without_prose(eng, state, player, list(ex.orders), result, commanded=True, footers=ex.footers)
-    if kept:
+    if kept and not _marked(eng, state, player, kept, result):
         return ex
     lines = sorted(
         [*zip(ex.placed, ex.chatter, strict=False), *zip(ex.order_at, ex.typed, strict=False)], key=lambda x: x[0]
@@ -41,6 +49,20 @@ def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted
         order_end=[],
         placed=[at for at, _ in lines],
         chatter=[line for _, line in lines],
+    )
+
+
+def _marked(eng: Engine, state: dict[str, Any], player: str, lines: list[str], result: Outcome) -> bool:
+    """Whether every line is refused and a company's or an address's line naming nothing of the game's, none one typo
+    from its words (`closings.footer_marked`: "HELP" above "Play Corp Ltd. 2027", players30)."""
+    refused = {r.line for r in result.lines if not r.ok}
+    words = known(eng, state, player, result)
+    return all(
+        line in refused
+        and footer_marked(line, words)
+        and not near_any([w.upper() for w in _WORD.findall(line)[1:]], words)
+        and not names_the_game(mended(line, words), words)  # "TRIBUTE Gld 2027": GOLD
+        for line in lines
     )
 
 

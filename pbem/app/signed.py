@@ -29,6 +29,8 @@ from pbem.orders.extract import Extracted, phrase_end, signed_note
 
 TOLD = 8  # lines under a signature checked against the engine, per message
 SHOWN = 5  # legal orders a note lists at most
+_VOWELS = frozenset("AEIOUY")
+SHORT = (3, 4)  # letters of a word read as a known word with a letter dropped ("Gld": GOLD), at least and at most
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -92,7 +94,25 @@ def says_the_game(eng: Engine, state: dict[str, Any], player: str, order: str, r
     )
     if capitals or all(w.upper() in grammar for w in _WORD.findall(order)):  # "TRADE WNAT ANY", "trade want any"
         return True
-    return names_the_game(probe, words) and not closing_shape(probe, words, spoken)
+    if closing_shape(probe, words, spoken):
+        return False
+    return names_the_game(probe, words) or names_the_game(mended(probe, words), words)
+
+
+def mended(line: str, words: set[str]) -> str:
+    """`line` with each short word (`SHORT` letters) that is a word the game knows of one more letter, a vowel after
+    its first letter dropped ("TRIBUTE Gld 4": GOLD), written as that word; `known.names_the_game` reads a typo only in a word of
+    `known.NEAR` letters or more, so "Gld" named nothing and the line stayed the signature's, untold (players30)."""
+    dropped: dict[str, str] = {}
+    for k in words:
+        if SHORT[0] < len(k) <= SHORT[1] + 1 and k.isalpha():
+            for i in range(1, len(k)):
+                if k[i] in _VOWELS:  # "Gld", "Pter": not "old" for GOLD, "ore" for CORE (words of their own)
+                    dropped.setdefault(k[:i] + k[i + 1 :], k)
+    if not dropped:
+        return line
+    said = line.split()
+    return " ".join(dropped.get(w.upper(), w) if SHORT[0] <= len(w) <= SHORT[1] else w for w in said)
 
 
 def _listed(lines: list[str]) -> str:

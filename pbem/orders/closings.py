@@ -91,6 +91,49 @@ def closing_shape(line: str, known: set[str], vocabulary: frozenset[str] = froze
     return len(function) >= 2 and not any(len(w) >= 2 and w.upper() in known for w in others)
 
 
+#: Words that mark a company's or an address's line: a company's form, a street (players30).
+FOOTER_MARKS = frozenset(
+    [
+        "LTD",
+        "INC",
+        "GMBH",
+        "BV",
+        "CO",
+        "CORP",
+        "LLC",
+        "LLP",
+        "PLC",
+        "AG",
+        "SARL",
+        "SRL",
+        "SPA",
+        "OY",
+        "PTY",
+        "LIMITED",
+        "STREET",
+        "ROAD",
+        "AVENUE",
+    ]
+)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def footer_marked(line: str, known: set[str]) -> bool:
+    """Whether `line` (starting with an order word) is a company's or an address's line: a word of `FOOTER_MARKS` or a
+    year after its order word ("Play Corp Ltd. 2027", "Pass Labs GmbH, Berlin", "Vote Smith 2026!", "Trade Centre, 4
+    Market Street"), `LONGEST` words at most, and no other word of `known` (the game's words, in capitals) of two
+    letters or more.  Under a command alone (`pbem.app.footers`) such a line is the footer, on its first appearance
+    too: it was refused there, the mail with it, so the player's footers were never learnt (players29's
+    `pbem.app.footprints` learns only from accepted mails)."""
+    said = line.split()
+    words = _WORD.findall(line)[1:]
+    if not words or len(said) > LONGEST:
+        return False
+    if not (any(w.upper() in FOOTER_MARKS for w in words) or _YEAR.search(line)):
+        return False
+    return not any(len(w) >= 2 and not w.isdigit() and w.upper() in known - FOOTER_MARKS for w in words)
+
+
 def sentence_words(line: str, excluded: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """The `FUNCTION_WORDS` among the words of `line` after its order word, but those of `excluded` (in capitals)."""
     return {w.lower() for w in _WORD.findall(line)[1:] if w.lower() in FUNCTION_WORDS and w.upper() not in excluded}

@@ -375,6 +375,8 @@ PARAGRAPHS = tuple(
         r"mail: it is your receipt \(pbem verify --mail checks it against the published history\)\.",
         r"Not read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
         r"order must start with its order word, see HELP\):",
+        r"Not read as orders \(set aside: lines under your signature or sign-off, footers, closings and remarks are not "
+        r"read; to send one as an order, write it above your signature, starting with its order word, see HELP\):",
         r"\u2026 and \d{1,9} more notes? like these, not shown\.",
         r"Asked of you now: [^\n]{1,2000}\nWhat would be accepted \(one per line, as written here\):",
         r"Nothing is asked of you now\.",

@@ -67,6 +67,10 @@ ACK_WHOLE = (
         r"Not read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
         r"order must start with its order word, see HELP\):"
     ),
+    re.compile(
+        r"Not read as orders \(set aside: lines under your signature or sign-off, footers, closings and remarks are not "
+        r"read; to send one as an order, write it above your signature, starting with its order word, see HELP\):"
+    ),
     re.compile(r"Orders now on file for you \(revisable until the step resolves\):"),
     re.compile(r"Still awaited from: [^\n]{1,2000}\."),
     re.compile(r"Your report follows in a separate message\."),

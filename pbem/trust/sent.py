@@ -48,7 +48,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
-from pbem.orders.closings import KNOWN, closing_shape, footer_keys, footprint_key
+from pbem.orders.closings import KNOWN, closing_shape, footer_keys, footer_marked, footprint_key
 from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import cleaned, prose
 from pbem.trust import asked
@@ -227,7 +227,8 @@ def set_aside(
         signs = footprint_key(line) in footers and not any(
             len(w) >= KNOWN and w.upper() in known for w in _WORD.findall(line)[1:]
         )  # the player's own footer, as `pbem.app.footprints` learns it
-        closing = k == len(applied) and (signs or closing_shape(line, known))  # as `pbem.app.lines.closing`
+        marked = commands and not applied and footer_marked(line, known)  # under a command alone: `app.footers`
+        closing = k == len(applied) and (signs or marked or closing_shape(line, known))  # as `app.lines.closing`
         if not (prose(line) or closing):
             return None
         out.append(line)

@@ -57,6 +57,11 @@ def apply_line(st: State, p: str, line: str, ev: list[Event], ctx: dict[str, Any
     over = st["phase"] == "over"
     if over or rules.active(st) != p or st["turn"] != ctx["turn"]:
         if ctx["turn"] is not None and (whole in CLOSING or head in ("DISCARD", "DISCARD-IF-NEEDED")):
+            if whole not in CLOSING and not _names_a_discard(rest):
+                raise RuleError(
+                    f'"{line.strip()}" names no card, LOWEST or HIGHEST, and your turn already ended earlier in this '
+                    "message: nothing more can be done this turn"
+                )
             return f"{whole} (nothing more to do: your turn is already over)"
         if over:
             raise RuleError("the game is over")
@@ -81,6 +86,19 @@ def apply_line(st: State, p: str, line: str, ev: list[Event], ctx: dict[str, Any
             return standing(st, p, rest, ev)
         return discard(st, p, rest, ev)
     raise RuleError(f'"{line.strip()}" is not a House of Habsburg order', legal_lines(st))
+
+
+def _names_a_discard(rest: str) -> bool:
+    """Whether the words after DISCARD (or DISCARD-IF-NEEDED) are a discard's: none, "if needed", LOWEST, HIGHEST,
+    or cards of the game.  After the turn ended such a line does nothing and is accepted as so; "Discard Studios
+    Inc." (a company's line under the orders) named nothing and was applied as such a no-op (players30)."""
+    how = re.sub(r"^\s*if\s+needed\b", "", norm(rest), flags=re.I).strip().upper()
+    if how in ("", "LOWEST", "HIGHEST"):
+        return True
+    try:
+        return bool(match_many(how, list(NAMES), "card"))
+    except RuleError:
+        return False
 
 
 def no_event(st: State, p: str, ev: list[Event], whole: str) -> str:
