@@ -19,8 +19,8 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.app.known import known, names_the_game, near_any
-from pbem.app.signed import mended
 from pbem.app.lines import without_prose
+from pbem.app.signed import mended
 from pbem.engine.base import Engine, Outcome
 from pbem.orders.closings import footer_marked
 from pbem.orders.extract import Extracted, commanded
