@@ -5,13 +5,16 @@ players29 taught the intake a footer the player signs every mail with (`pbem.app
 check the same lesson from the export's evidence: an input that applied a signed mail's lines without that footer
 is vouched for, the footer noted, where it would be "SUBSTITUTED".  Only `pbem verify --sent` was tested.  Here Alice's
 provider signs both her mails (dkimpy, the key served by a stubbed DNS function): a HELP mail with her company's
-footer under her sign-off, then an order with the same footer and no sign-off, which the intake applies without it.
+footer under her sign-off (or right under HELP: `tests/test_replies30_leftovers.py`, item 1), then an order with the
+same footer and no sign-off, which the intake applies without it.
 
 Generated: the honest export and four edits of it (`EDITS`), each checked by `vouched.check`.  Right: the honest one
 passes with the footer noted; without the HELP mail's evidence, or with that evidence's body cut of the footer (its
 signature then fails), the footer is not learnt and the order input is named; an input whose lines were replaced by
 another legal order is named SUBSTITUTED whatever the footers; a footer learnt from another player's mail never
-counts.  On b1f92b21 all 5 cases are right (the mechanism held, untested); now too.  One game, about 3 s.
+counts.  On b1f92b21 the 5 cases after the HELP mail with a sign-off are right (the mechanism held, untested) and
+the 5 after a bare HELP wrong (that mail was refused, so nothing was learnt, and the order was refused too: no input);
+now all 10 are.  Two games, about 2 s each.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ def _signed(raw: bytes) -> bytes:
     return dkimpy.sign(raw, b"s1", b"players.example", PEM, include_headers=HEADS) + raw
 
 
-@pytest.fixture
-def game(home, clock, monkeypatch) -> dict[str, Any]:
+@pytest.fixture(params=["sign-off", "bare"])
+def game(request, home, clock, monkeypatch) -> dict[str, Any]:
     monkeypatch.setattr(dkim, "resolver", _dns)
     monkeypatch.setattr(dkim, "_cache", {})
     monkeypatch.setattr(dkimpy, "time", SimpleNamespace(time=lambda: clock.now.timestamp()))
@@ -59,7 +62,8 @@ def game(home, clock, monkeypatch) -> dict[str, Any]:
                          In_Reply_To=str(last["Message-ID"]), References=str(last["Message-ID"]))  # fmt: skip
         return _signed(raw)
 
-    deliver(home, reply(f"HELP\n\nCheers,\nAlice\n{FOOTER}"))
+    above = "Cheers,\nAlice\n" if request.param == "sign-off" else ""  # "bare": HELP, the footer under it (item 1)
+    deliver(home, reply(f"HELP\n\n{above}{FOOTER}"))
     run_poll(home, clock)
     requests, _ = asked(home, name)
     legal = next(r for r in requests if r.player == "Alice").legal

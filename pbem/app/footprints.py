@@ -23,7 +23,7 @@ from pbem.app.decision import Decision
 from pbem.app.facts import Facts
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.orders import closings
-from pbem.orders.extract import extract
+from pbem.orders.extract import commanded, extract
 from pbem.orders.typed import cleaned
 from pbem.record import lookups
 from pbem.record.db import Unit
@@ -33,6 +33,14 @@ from pbem.record.rows import Seat
 def footer_keys(mails: list[tuple[str, tuple[str, ...]]]) -> frozenset[str]:
     """`pbem.orders.closings.footer_keys`, each line read as an order line is (`typed.cleaned`)."""
     return closings.footer_keys(mails, cleaned)
+
+
+def _read_as_orders(text: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    """The lines of an earlier accepted mail read as orders, but those a command alone set aside as its footer."""
+    ex = extract(text, "", words)
+    if ex.orders and commanded(ex):
+        return tuple(o for o in ex.orders if not closings.footer_marked(o, set()))
+    return tuple(ex.orders)
 
 
 def key(line: str) -> str:
@@ -51,7 +59,9 @@ def decided(s: Unit, msg: Inbound, facts: Facts, seat: Seat | None, cap: int) ->
         return d
     words = tuple(views.engine(loaded).order_words)
     texts = [parse(raw).text for raw in lookups.earlier_mails(s, loaded.game.id, seat.player)]
-    keys = footer_keys([(text, tuple(extract(text, "", words).orders)) for text in texts])  # its order lines: none
+    # its order lines are never learnt, but a company's or an address's line a command alone set aside (players30:
+    # "HELP" above "Play Corp Ltd. 2027", `pbem.app.footers`): the mail was accepted without it
+    keys = footer_keys([(text, _read_as_orders(text, words)) for text in texts])
     if keys.isdisjoint(key(line) for line in ex.orders):
         return d
     facts.extracted = replace(ex, footers=keys)
