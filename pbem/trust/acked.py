@@ -322,6 +322,16 @@ NOTES = tuple(
         _Q + r" was refused and " + _Q + r" under it was not read: if a line break parted one order, send it on one"
         r" line: [^\n]{1,400}",  # `pbem.app.wraps.wrap_note`
         _Q + r" repeats a press above it in the same message: sent once",  # `pbem.orders.extract.press_repeat_note`
+        # players29's and players30's notes, which an honest acknowledgement carries (players30: `verify --mail` named
+        # each "no note pbem writes": 866 of 866 generated, `tests/test_replies30_notes.py`)
+        _Q + r" was not read: it is under your signature \(the " + _Q + r" line above it\), which pbem does not read"
+        r"(?:, and as written it is no order \([^\n]{1,800}\))?\. If it is your order, (?:send it above that line|what"
+        r" would be accepted): [^\n]{1,2000}",  # `pbem.orders.extract.signed_note`, `pbem.app.signed`
+        _Q + r" was set aside: it says you do not want [^\n]{1,400}, so nothing of it was applied",  # `negated_note`
+        _Q + r" in the subject was not read: only the orders in the body are\. If you meant it too, send it in the"
+        r" body, one order a line: [^\n]{1,400}",  # `pbem.orders.elsewhere.subject_note`
+        _Q + r" was not read: it is inside a forwarded message \(under " + _Q + r"\), and pbem reads only what you"
+        r" write above it\. If it is your order, send it as a line of your own: [^\n]{1,400}",  # `forwarded_note`
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
