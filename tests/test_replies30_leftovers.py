@@ -27,6 +27,7 @@ import pytest
 
 from pbem.app import views
 from pbem.render.templates import render_mail
+from pbem.trust.acked import unwritten
 from tests.app.plain import loaded, mail, signed
 from tests.app.test_revision_policy import run
 from tests.replies27 import KINDS, first_state, intake
@@ -175,6 +176,8 @@ def test_the_acknowledgement_gives_the_reason_lines_starting_with_an_order_word_
     chosen = ack_cases()
     for kind, place, line, worded in chosen:
         text, html = _ack(kind, place, line)
+        if wrong := unwritten(text, html, game="g1"):  # `pbem verify --mail` knows the heading as pbem's
+            failures.append(f"{kind} {place} {line!r}: verify --mail says it {wrong}")
         for part, said in (("text", text), ("HTML", html)):
             if (NEW in said) != worded or (OLD in said) == worded:
                 failures.append(f"{kind} {place} {line!r} ({part}): {said[said.find('Not read') :][:200]!r}")
