@@ -183,6 +183,7 @@ ASKS_MODERATOR = {
     "silent_seat_moved": "You may want to find someone to take the seat",
     "address_bounced": "Ask the player for an address that works",
     "paused_game": "Resume it or abandon it",
+    "home_upkeep": "To act on it:",
 }
 ASKS.update(ASKS_MODERATOR)
 ASKS.update(
