@@ -13,9 +13,11 @@ queued mail and ended exit 0 or 1; exit 3 as for a locked database); 0 now.  The
 pages chosen by what they hold: the inbound mails' table, the outbox's index the sender reads and the games table
 (3 of 3 failed on 90a53973, 0 now).
 Left out, and told in README Backups: an overflow page (the part of a long row past its first page: a mail's
-bytes, an event's) overwritten is not seen by SQLite at all (its `quick_check` says ok).  3 of the 29 here were
-read by this poll: a sealed mail whose sealed copy was damaged went out as its redacted copy (the log said "no
-outbox.key in the home", untrue: now it names both causes); an unsealed mail would go out as read.
+bytes, an event's) overwritten but for its first 4 bytes (the next page's number, all `quick_check` follows) is
+not seen by SQLite at all.  3 of the 29 here were read by this poll: a sealed mail whose sealed copy was damaged
+went out as its redacted copy (the log said "no outbox.key in the home", untrue: now it names both causes).  Since
+walk10 a queued mail's bytes carry their SHA-256, compared before sending (`tests/test_walk10_overflow.py`); an
+event's overflow page is still unchecked.
 """
 
 from __future__ import annotations
