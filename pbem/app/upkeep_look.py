@@ -120,18 +120,10 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
     )
 
 
-def _when(value: str) -> datetime | None:
-    try:
-        at = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-
-
 def _told(url: str) -> dict[str, datetime]:
     try:
         raw = json.loads(marks.recall(url, marks.UPKEEP_TOLD) or "{}")
-        return {str(k): at for k, v in dict(raw).items() if (at := _when(str(v))) is not None}
+        return {str(k): at for k, v in dict(raw).items() if (at := marks.parse_time(str(v))) is not None}
     except (ValueError, TypeError):
         return {}
 
@@ -142,7 +134,7 @@ def look(home: Home, now: datetime, summary: PollSummary | None) -> bool:
 
     url = home.cfg.database_url
     try:
-        due_at = _when(marks.recall(url, marks.UPKEEP_DUE) or "")
+        due_at = marks.parse_time(marks.recall(url, marks.UPKEEP_DUE) or "")
         if due_at is not None and due_at > now:
             return False
         marks.remember(url, marks.UPKEEP_DUE, (now + upkeep.EVERY).isoformat())  # first: a look that fails waits

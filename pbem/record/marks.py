@@ -38,7 +38,7 @@ def digest_due(url: str, when: datetime) -> bool:
     with engine_for(url).connect() as c:
         row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": DIGEST_DUE}).first()
         c.rollback()
-    at = _parse(str(row[0])) if row and row[0] else None
+    at = parse_time(str(row[0])) if row and row[0] else None
     return at is not None and at <= when.astimezone(UTC)
 
 
@@ -60,7 +60,7 @@ def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bo
         )
         if not busy:
             row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": DIGEST_DUE}).first()
-            at = _parse(str(row[0])) if row and row[0] else None
+            at = parse_time(str(row[0])) if row and row[0] else None
             busy = at is not None and at <= when.astimezone(UTC)
         seen = None
         if mark is not None:
@@ -115,13 +115,14 @@ def swap_last_run(url: str, when: datetime) -> datetime | None:
     stamp = when.astimezone(UTC)
     with transaction(url) as c:
         row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": LAST_RUN}).first()
-        previous = _parse(str(row[0])) if row else None
+        previous = parse_time(str(row[0])) if row else None
     newest = stamp if previous is None or stamp > previous else previous
     remember(url, LAST_RUN, newest.isoformat())
     return previous
 
 
-def _parse(value: str) -> datetime | None:
+def parse_time(value: str) -> datetime | None:
+    """A mark's ISO time, read as UTC when it names no zone; None when it is no time."""
     try:
         dt = datetime.fromisoformat(value)
     except ValueError:
@@ -141,7 +142,7 @@ def last_run(database_url: str) -> datetime | None:
             row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": LAST_RUN}).first()
     except OperationalError as exc:
         raise DatabaseError(unusable(exc)) from None
-    return _parse(str(row[0])) if row else None
+    return parse_time(str(row[0])) if row else None
 
 
 def reset_last_run(url: str, when: datetime) -> None:
@@ -177,4 +178,4 @@ def send_failed(url: str, when: datetime) -> None:
 def failing_since(url: str) -> datetime | None:
     """Since when the outbox could not send (None: it could, or never failed)."""
     value = recall(url, SEND_FAILING)
-    return _parse(value) if value else None
+    return parse_time(value) if value else None
