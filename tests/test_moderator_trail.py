@@ -57,6 +57,7 @@ NO_TRAIL = {
     "poll": "logs as it runs (its own setup, on stderr and [log] file)",
     "init": "makes the home the log is configured in",
     "upgrade": "migrates the schema; prints what it did",
+    "move-record": "copies the record into another database (the SQLite record unchanged); prints what it did",
     "check": "changes nothing",
     "game list": "changes nothing",
     "game show": "changes nothing",

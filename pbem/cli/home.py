@@ -182,3 +182,49 @@ def prune(
         typer.echo(line)
     if not dry_run:
         trail(lines[0])
+
+
+@app.command("move-record")
+def move_record(
+    url: str = typer.Argument(..., help="The empty PostgreSQL database: postgresql+psycopg://USER:PASSWORD@HOST/DB"),
+    edit_config: bool = typer.Option(
+        False, "--edit-config", help="Set [database] url in pbem.toml to URL (the file as it was kept beside it)."
+    ),
+) -> None:
+    """Move the home's SQLite record into an empty PostgreSQL database: every table copied in one transaction while
+    the poll lock is held, checked row by row and each game's chain, the SQLite file left as it was.  Then set
+    [database] url (or pass --edit-config) and poll as before.
+
+    Example: pbem --config ~/pbem/pbem.toml move-record postgresql+psycopg://pbem:PASSWORD@db.example.org/pbem
+    """
+    from pbem.app.move import Refused, move
+    from pbem.engine.words import count
+    from pbem.record.move import redacted
+    from pbem.record.schema import sqlite_file
+
+    cfg = _cfg()
+    checked(_home())  # a restored database or home: refused as every command that acts on it is
+    try:
+        done = move(cfg, cfg.path, url, edit=edit_config)
+    except Refused as exc:
+        fail(str(exc), 2)
+    moved, file, where = done.moved, sqlite_file(cfg.database_url), redacted(url)
+    games = count(len(moved.chains), "game", "games")
+    typer.echo(
+        f"copied the SQLite record {file} ({moved.rows:,} rows in {len(moved.tables)} tables, {games}) into "
+        f"{where} in {done.seconds:.1f} s: every table's row count and digest read back alike, and every game's "
+        "chain checks from the copy as from the SQLite record"
+    )
+    for game, said in sorted(moved.chains.items()):
+        if not said.startswith("ok "):
+            typer.echo(f"note: game {game}: its chain {said} in the SQLite record too (copied as it is)")
+    typer.echo(
+        f"the SQLite file is unchanged and no longer used once pbem.toml names {where}; keep it until the "
+        "first polls on PostgreSQL went well"
+    )
+    if done.edited is not None:
+        typer.echo(f"set [database] url in {cfg.path} (the file as it was: {done.edited})")
+    else:
+        typer.echo(f'now edit {cfg.path}: under [database], url = "{where}" (the url given here, with its password)')
+    typer.echo(f"then run: pbem --config {cfg.path} check, and pbem --config {cfg.path} poll")
+    trail(f"moved the SQLite record into {where} ({moved.rows:,} rows)")
