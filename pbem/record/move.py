@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Integer, MetaData, Table, func, inspect, select, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from pbem.record import (
@@ -171,7 +172,11 @@ def copy_table(
     for batch in _batches(_rows(src, table), most_rows, most_bytes):
         for row in batch:
             tally.add(row)
-        dst.execute(insert, [dict(zip(keys, row, strict=True)) for row in batch])
+        try:
+            dst.execute(insert, [dict(zip(keys, row, strict=True)) for row in batch])
+        except (DBAPIError, ValueError) as exc:  # (psycopg refuses a NUL in text before sending it: a ValueError)
+            why = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+            raise Mismatch(f"table {table.name}: PostgreSQL refused a row ({why}): nothing was kept") from None
         if each is not None:
             each(table.name, tally.rows)
     return tally
