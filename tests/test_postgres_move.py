@@ -213,3 +213,81 @@ def test_a_move_killed_at_a_random_row_leaves_the_target_empty_and_the_next_try_
     assert moved.rows == sum(moving.row_counts(src).values())
     with pytest.raises(moving.Refused, match=r"the target database is not empty: its table \w+ holds"):
         moving.move(src, dst, chains_of)
+
+
+# ----------------------------------------------------------------------------- games mid-play, then polled on PostgreSQL
+
+
+def _home(directory: Path) -> Any:
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+    from tests.reliability import killpoints as kp
+    from tests.test_postgres import _setup_games
+
+    cfg = config_mod.load(init_home(directory, address="moderator@pbem.test", name="Test Moderator"))
+    kp.share_message_id_secret(cfg)  # both homes key Message-IDs alike: their records compare row for row
+    _setup_games(cfg)
+    return cfg
+
+
+def _held_back(cfg: Any, keep: Path) -> list[Path]:
+    """The later half of the inbox (by arrival) moved out to `keep`."""
+    new = cfg.maildir_path / "inbox" / "new"
+    later = sorted(new.iterdir(), key=lambda p: p.stat().st_mtime_ns)[len(list(new.iterdir())) // 2 :]
+    keep.mkdir()
+    return [p.rename(keep / p.name) for p in later]
+
+
+def _poll(cfg: Any, when: datetime) -> Any:
+    from pbem.app import poll as polling
+    from pbem.home.app import Home
+    from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
+
+    return polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=lambda: when)
+    )
+
+
+def _played_in_two_halves(cfg: Any, tmp: Path, between: Any) -> Any:
+    from tests.test_postgres import FIXED
+
+    later = _held_back(cfg, tmp / "later")
+    first = datetime.fromisoformat(FIXED)
+    _poll(cfg, first)
+    cfg = between(cfg)
+    for p in later:
+        p.rename(cfg.maildir_path / "inbox" / "new" / p.name)
+    _poll(cfg, first + timedelta(minutes=10))
+    return cfg
+
+
+def test_games_mid_play_moved_then_polled_on_postgres_end_as_on_sqlite(tmp_path: Path, pg_url: str) -> None:
+    from pbem.app import move as app_move
+    from pbem.app.exports import export_game
+    from pbem.history.export import verify
+    from pbem.home import config as config_mod
+    from pbem.home.app import Home
+    from tests.test_postgres import GAMES, _record, _sent_ids
+
+    stayed = _played_in_two_halves(_home(tmp_path / "a"), tmp_path / "a", lambda cfg: cfg)
+    dst = emptied(pg_url)
+    seen: dict[str, Any] = {}
+
+    def moved(cfg: Any) -> Any:
+        sqlite_file = cfg.path.parent / "pbem.db"
+        before = sqlite_file.read_bytes()
+        seen["done"] = app_move.move(cfg, cfg.path, dst, edit=True)
+        assert sqlite_file.read_bytes() == before  # the SQLite file untouched
+        return config_mod.load(cfg.path)
+
+    went = _played_in_two_halves(_home(tmp_path / "b"), tmp_path / "b", moved)
+    assert went.database_url == dst and (went.path.parent / "pbem.toml.before-move").exists()
+    assert len(seen["done"].moved.chains) == GAMES and all(v.startswith("ok ") for v in seen["done"].moved.chains.values())
+    assert _record(dst) == _record(stayed.database_url)
+    sent = _sent_ids(went)
+    assert len(sent) == len(set(sent)) and sorted(sent) == sorted(_sent_ids(stayed))  # none twice, none missing
+    import json
+
+    for g in range(GAMES):
+        doc = json.loads(export_game(Home.of(went), f"cc{g}", "json", moderator=True))
+        assert verify(doc, partial=True).ok, f"cc{g}"
