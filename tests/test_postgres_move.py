@@ -66,7 +66,7 @@ def chains_of(s: db.Unit) -> dict[str, str]:
 _WORDS = ["Alice", "Ünïcödé", "東京", "مرحبا", "🃏♠", "a'b\"c", "back\\slash", "line\nbreak", "tab\there", "", " "]
 
 
-def _value(rng: random.Random, column: Any, serial: int) -> Any:
+def _value(rng: random.Random, column: Any, serial: int, blob: int | None = None) -> Any:
     kind = column.type.impl_instance if isinstance(column.type, TypeDecorator) else column.type
     if column.nullable and not column.primary_key and rng.random() < 0.15:
         return None
@@ -75,17 +75,20 @@ def _value(rng: random.Random, column: Any, serial: int) -> Any:
     if isinstance(kind, Integer):
         return rng.choice([0, 1, rng.randrange(2**31 - 1), 2**31 - 1])
     if isinstance(kind, DateTime):
-        return datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.randrange(10**8), microseconds=rng.randrange(10**6))
+        return datetime(2026, 1, 1, tzinfo=UTC) + timedelta(
+            seconds=rng.randrange(10**8), microseconds=rng.randrange(10**6)
+        )
     if isinstance(kind, LargeBinary):
-        size = rng.choice([0, 1, 32, 300, 70_000])
+        size = blob if blob is not None else rng.choice([0, 1, 32, 300, 70_000])
         return bytes(rng.randrange(256) for _ in range(size)) if size < 1000 else rng.randbytes(size)
     most = getattr(kind, "length", None) or 400
     words = " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(4)))
     return (f"{serial}:" + words)[:most]  # the serial first: unique columns stay unique
 
 
-def random_record(url: str, seed: int) -> dict[str, int]:
-    """A record at the schema's head with rows of random shape in every table (parents first); its row counts."""
+def random_record(url: str, seed: int, games: int | None = None) -> dict[str, int]:
+    """A record at the schema's head with rows of random shape in every table (parents first); its row counts.  With
+    `games`: that many games and 8 rows a game in every other table, each bytes value of 20 KB (`test_memory`)."""
     rng = random.Random(seed)
     db.migrate(url)
     keys: dict[str, list[Any]] = {}  # "table.column" -> values written (foreign keys pick among them)
@@ -95,7 +98,8 @@ def random_record(url: str, seed: int) -> dict[str, int]:
         for table in moving.tables():
             rows, seen = [], set()
             next_id = rng.randrange(1, 50)
-            for serial in range(rng.choice([0, 1, 3, 12, 40])):
+            many = rng.choice([0, 1, 3, 12, 40]) if games is None else games * (1 if table.name == "games" else 8)
+            for serial in range(many):
                 row = {}
                 for column in table.columns:
                     fks = list(column.foreign_keys)
@@ -106,7 +110,7 @@ def random_record(url: str, seed: int) -> dict[str, int]:
                         row[column.key] = next_id
                         next_id += rng.choice([1, 1, 2, 17])  # gaps, as rows deleted leave
                     else:
-                        row[column.key] = _value(rng, column, serial)
+                        row[column.key] = _value(rng, column, serial, None if games is None else 20_000)
                 pk = tuple(row[c.key] for c in table.primary_key.columns)
                 if None in pk or pk in seen or any(row[c.key] is None and not c.nullable for c in table.columns):
                     continue
@@ -174,8 +178,12 @@ def test_a_value_postgresql_cannot_hold_refuses_the_move_in_one_line_and_keeps_n
     src = f"sqlite:///{tmp_path / 'nul.db'}"
     random_record(src, 1)
     with db.transaction(src) as conn:
-        conn.execute(text("INSERT INTO poll_marks (name, value, updated_at)"
-                " VALUES ('nul', 'a' || char(0) || 'b', '2026-01-01 00:00:00.000000')"))
+        conn.execute(
+            text(
+                "INSERT INTO poll_marks (name, value, updated_at)"
+                " VALUES ('nul', 'a' || char(0) || 'b', '2026-01-01 00:00:00.000000')"
+            )
+        )
     dst = emptied(pg_url)
     with pytest.raises(moving.Mismatch, match=r"table poll_marks: PostgreSQL refused a row .*nothing was kept"):
         moving.move(src, dst, chains_of)
@@ -282,7 +290,9 @@ def test_games_mid_play_moved_then_polled_on_postgres_end_as_on_sqlite(tmp_path:
 
     went = _played_in_two_halves(_home(tmp_path / "b"), tmp_path / "b", moved)
     assert went.database_url == dst and (went.path.parent / "pbem.toml.before-move").exists()
-    assert len(seen["done"].moved.chains) == GAMES and all(v.startswith("ok ") for v in seen["done"].moved.chains.values())
+    assert len(seen["done"].moved.chains) == GAMES and all(
+        v.startswith("ok ") for v in seen["done"].moved.chains.values()
+    )
     assert _record(dst) == _record(stayed.database_url)
     sent = _sent_ids(went)
     assert len(sent) == len(set(sent)) and sorted(sent) == sorted(_sent_ids(stayed))  # none twice, none missing
@@ -291,3 +301,36 @@ def test_games_mid_play_moved_then_polled_on_postgres_end_as_on_sqlite(tmp_path:
     for g in range(GAMES):
         doc = json.loads(export_game(Home.of(went), f"cc{g}", "json", moderator=True))
         assert verify(doc, partial=True).ok, f"cc{g}"
+
+
+# ----------------------------------------------------------------------------- memory: a batch at a time
+
+
+def peak_bytes(tmp_path: Path, pg_url: str, games: int) -> int:
+    """The most bytes the move of a record of `games` games (`random_record`) holds at once (`tests.growth.held`)."""
+    import pbem.app.move
+    import pbem.history.export  # noqa: F401
+    from tests.growth import held
+
+    src = f"sqlite:///{tmp_path / f'm{games}.db'}"
+    random_record(src, 3, games=games)
+    dst = emptied(pg_url)
+
+    def run() -> None:
+        db.engine_for = db._Engines(8)  # this forked child's own connections, never the parent's (`alone`)
+        moving.move(src, dst, chains_of, most_rows=100, most_bytes=128 * 1024)
+
+    return held(run)
+
+
+def test_the_move_holds_a_batch_at_a_time_whatever_the_number_of_games(tmp_path: Path, pg_url: str) -> None:
+    """Peak bytes at 1, 4 (and, with PBEM_MOVE_CASES past the sample, 16) games' worth of rows: flat.  walk11:
+    2,261,448, 2,291,746 and 2,412,225 bytes; read 50 rows at a time from SQLite (its first form) it held
+    2,262,247, 2,299,593 and 5,342,336 (the 16x record's tables are the first to fill 50 rows of 20 KB values)."""
+    one, four = peak_bytes(tmp_path, pg_url, 1), peak_bytes(tmp_path, pg_url, 4)
+    print(f"move-record peak: 1x {one:,} B, 4x {four:,} B")
+    assert four < 1.5 * one + 256 * 1024, (one, four)
+    if CASES > SAMPLE:
+        sixteen = peak_bytes(tmp_path, pg_url, 16)
+        print(f"move-record peak: 16x {sixteen:,} B")
+        assert sixteen < 1.5 * one + 256 * 1024, (one, sixteen)

@@ -34,7 +34,7 @@ from pbem.record import (
 
 BATCH_ROWS = 500
 BATCH_BYTES = 4 * 1024 * 1024
-FETCH = 50  # rows read from SQLite at a time
+FETCH = 16  # rows a server-side cursor on PostgreSQL hands over at a time (the read back)
 _MOD = 1 << 256
 KEEP = {"alembic_version"}  # the schema's own table: made by the migrations on the target, never copied
 #: Rows the migrations themselves write into an empty database (0005: the home's Message-ID secret): not what makes
@@ -136,10 +136,9 @@ def occupied(conn: Connection) -> str | None:
 
 
 def _rows(conn: Connection, table: Table) -> Iterator[tuple[Any, ...]]:
-    """Every row of `table`, a few at a time (SQLite's cursor steps through the table; nothing is held)."""
-    result = conn.execute(select(table))
-    while chunk := result.fetchmany(FETCH):
-        yield from (tuple(r) for r in chunk)
+    """Every row of `table`, one at a time (SQLite's cursor steps through the table; nothing is held)."""
+    for row in conn.execute(select(table)):
+        yield tuple(row)
 
 
 def _batches(rows: Iterable[tuple[Any, ...]], most_rows: int, most_bytes: int) -> Iterator[list[tuple[Any, ...]]]:
@@ -185,7 +184,7 @@ def copy_table(
 def tally(conn: Connection, table: Table) -> Tally:
     """`table`'s tally as `conn` reads it (a server-side cursor on PostgreSQL: a batch at a time)."""
     got = Tally()
-    result = conn.execution_options(stream_results=True, yield_per=BATCH_ROWS).execute(select(table))
+    result = conn.execution_options(stream_results=True, yield_per=FETCH).execute(select(table))
     for row in result:
         got.add(tuple(row))
     return got
@@ -220,7 +219,8 @@ def move(
     with db.transaction(source) as src:  # BEGIN IMMEDIATE: no poll or command writes the record meanwhile
         if extra := unknown_tables(src):
             raise Refused(f"the SQLite record holds tables pbem does not know ({', '.join(extra[:5])}): not moved")
-        with db.engine_for(target).connect() as dst, dst.begin():  # the record's advisory lock, at BEGIN
+        # the record's advisory lock, at BEGIN; no statement kept in the compiled cache (a batch's rows vary in number)
+        with db.engine_for(target).connect().execution_options(compiled_cache=None) as dst, dst.begin():
             if why := occupied(dst):
                 raise Refused(f"the target database is not empty: {why}")
             for name, (column, values) in SCHEMA_ROWS.items():  # the source's own take their place
