@@ -164,7 +164,7 @@ def _database(
 
 def _dump(path: Path, c: Checked, alone: bool) -> bool:
     """Whether a pg_dump file was read by `pg_restore --list`; `alone`: not restored after (no --restore-into)."""
-    about = "its games' keys are not checked here (--restore-into URL restores it to check them)" if alone else ""
+    about = f"; {backup.UNREAD_DUMP}" if alone else ""
     try:
         entries = backup.pg_listed(path, time.monotonic() + LISTING)
     except backup.Late as exc:
@@ -172,16 +172,13 @@ def _dump(path: Path, c: Checked, alone: bool) -> bool:
         return False
     except OSError as exc:
         if backup.pg_restore() is None and alone:
-            c.good(f"{path.name}: a pg_dump file, not read: pg_restore is not on PATH (postgresql-client); {about}")
+            c.good(f"{path.name}: a pg_dump file, not read: pg_restore is not on PATH (postgresql-client){about}")
         elif backup.pg_restore() is None:
             c.bad(f"{path.name}: not restored: pg_restore is not on PATH (install postgresql-client)")
         else:
             c.bad(f"{path.name}: pg_restore cannot read it as a pg_dump file: {exc}")
         return False
-    c.good(
-        f"{path.name}: a pg_dump file pg_restore reads ({count(entries, 'entry', 'entries')} listed)"
-        + (f"; {about}" if about else "")
-    )
+    c.good(f"{path.name}: a pg_dump file pg_restore reads ({count(entries, 'entry', 'entries')} listed){about}")
     return True
 
 
@@ -212,11 +209,14 @@ def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backu
         return None
     if got.revision != schema:
         c.bad(f"{path.name}: restored, holds schema {got.revision}, the manifest says {schema}")
+    for said in backup.unlike(got):  # (read by the probe, and said nowhere before walk11)
+        c.bad(f"{path.name}: restored, {said}")
     from pbem.record.schema import standing
 
     c.good(
         f"{path.name}: restores into PostgreSQL at {where} in {time.monotonic() - started:.1f} s: schema "
-        f"{got.revision} ({standing(got.revision)}), {count(len(got.keys), 'game')} (the scratch database is dropped)"
+        f"{got.revision} ({standing(got.revision)}), {count(len(got.keys), 'game')}{backup.agreed(got)} (the scratch "
+        "database is dropped)"
     )
     return got if got.revision is not None else None
 
