@@ -150,8 +150,25 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
         f"dkim: {whole + headers_only} of {count(total, 'player input')} vouched for by the player's provider "
         f"({whole} with their text, {headers_only} headers only); {sum(map(len, unsigned_by.values()))} unsigned; "
         f"{len(out.failures)} FAIL"
+        if total
+        else f"dkim: no player input to check: {none_listed(doc)}"
     )
     return out
+
+
+def none_listed(doc: dict[str, Any]) -> str:
+    """Why an export lists no input that names a player's mail (its DKIM line said "0 of 0 player inputs" before
+    walk11, of a public export of 40 inputs as of a new game: a figure with nothing to count)."""
+    listed = count(len(doc.get("orders") or []), "input")
+    audience = str(doc.get("audience") or "")
+    if doc.get("version") == 2 and audience == "public":
+        return (
+            f"a public export of a game in progress lists no player's input ({listed} listed: deadlines' and the "
+            "moderator's); each player's own export lists theirs, the moderator's every one"
+        )
+    if doc.get("version") == 2 and audience != "moderator":
+        return f"this export lists {clip(audience)}'s own inputs and the deadlines' ({listed} listed): none is a mail of theirs yet"
+    return f"none of the {listed} of the record is a player's mail yet (deadlines' defaults, the moderator's)"
 
 
 MOVES = frozenset({"replace", "address"})  # the moderator events that give a seat an address
