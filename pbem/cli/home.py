@@ -20,23 +20,37 @@ def init(
     address: str = typer.Option("moderator@example.org", help="The moderator's email address."),
     name: str = typer.Option("pbem moderator", help="The moderator's display name."),
     force: bool = typer.Option(False, help="Overwrite an existing pbem.toml."),
+    database_url: str = typer.Option(
+        "", "--database-url", help="The record's database instead of a SQLite pbem.db (postgresql+psycopg://...)."
+    ),
 ) -> None:
-    """Create a moderator home: DIR/pbem.toml (every key explained) and the database.
+    """Create a moderator home: DIR/pbem.toml (every key explained) and the database (a SQLite pbem.db beside it, or
+    the schema in the empty database --database-url names).
 
     Example: pbem init ~/pbem --address games@example.org
     """
     from pbem.cli.support import init_home
-    from pbem.record.schema import SchemaError
+    from pbem.record.move import redacted
+    from pbem.record.schema import SchemaError, stored_version
 
     need_folder(directory, "the home")
-    kept = (directory.expanduser().resolve() / "pbem.db").exists()  # the file pbem.toml (rewritten with --force) names
+    if database_url.startswith("sqlite") or database_url.isspace():
+        fail("--database-url is for a database server (postgresql+psycopg://...): without it the record is pbem.db", 2)
+    kept = (
+        stored_version(database_url) is not None  # (a server that does not answer: one line, exit 3)
+        if database_url
+        else (
+            directory.expanduser().resolve() / "pbem.db"
+        ).exists()  # the file pbem.toml (rewritten with --force) names
+    )
     try:
-        path = init_home(directory, address=address, name=name, force=force)
+        path = init_home(directory, address=address, name=name, force=force, database_url=database_url or None)
     except (FileExistsError, SchemaError, ValueError) as exc:  # ValueError: an --address or --name pbem.toml refuses
         fail(str(exc), 2)
     except OSError as exc:
         fail(f"{directory}: cannot make the home there: {exc.strerror or exc}", 2)
-    db = "kept the database (its schema is this pbem's)" if kept else "created the database"
+    where = f" {redacted(database_url)}" if database_url else ""
+    db = f"kept the database{where} (its schema is this pbem's)" if kept else f"created the database{where}"
     typer.echo(f"wrote {path} and {db}; edit the file, then run: pbem --config {path} game new ...")
     from pbem.app.moderating import make_code
     from pbem.home.app import Home
@@ -47,6 +61,11 @@ def init(
         typer.echo(f"moderator code: {code} (shown only now; commands you mail to pbem carry a line CODE {code})")
     else:
         typer.echo("the moderator code is kept as it was (pbem moderator code makes a new one)")
+    typer.echo(  # (walk11: a url changed after init left the new database without a schema, and said so only later)
+        f"to keep the record elsewhere later, set [database] url in {path}, then run pbem --config {path} upgrade "
+        "(it makes the schema in an empty database)"
+        + ("" if database_url else f", or pbem --config {path} move-record URL to move this one there")
+    )
 
 
 @app.command()

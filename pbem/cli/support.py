@@ -8,9 +8,14 @@ from typing import Any
 
 
 def init_home(
-    directory: Path, address: str = "moderator@example.org", name: str = "pbem moderator", force: bool = False
+    directory: Path,
+    address: str = "moderator@example.org",
+    name: str = "pbem moderator",
+    force: bool = False,
+    database_url: str | None = None,
 ) -> Path:
-    """Write DIR/pbem.toml (commented) and create the database with the migrations."""
+    """Write DIR/pbem.toml (commented) and create the database with the migrations: the SQLite file beside it, or
+    the schema in the database `database_url` names (walk11: `pbem init --database-url`, no SQLite file made)."""
     from pbem.home import config as config_mod
     from pbem.record.db import migrate
     from pbem.record.files import write_whole
@@ -33,6 +38,7 @@ def init_home(
             address=toml_text(address),
             name=toml_text(name),
             created=datetime.now(UTC).strftime("written by pbem init on %Y-%m-%d"),
+            **({"database_url": toml_text(database_url)} if database_url else {}),
         ),
     )
     cfg = config_mod.load(path)
