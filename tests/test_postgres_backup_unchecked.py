@@ -7,12 +7,11 @@ not checked.  On 8aa88d6c the dump's line named only the keys; the checksums wen
 what it found: a queued mail whose bytes were changed in the database before the dump passed as intact.  The
 generator `CHANGES` alters one queued mail's bytes in a way each (a byte appended, one flipped, the end cut): on
 8aa88d6c 3 of 3 dumps checked as intact (and 1 of 1 intact dump said nothing of the checksums), on walk11 0 of 3
-(each named, exit 1).  The suite runs `SAMPLE` of them; PBEM_BACKUP_CHANGES_ALL=1 all.
+(each named, exit 1).  The suite runs `SAMPLE` of them; `.ci/run`'s whole-size step (PBEM_FULL_SIZE=1) all.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from pbem.cli import app
 from tests import pg
 from tests import test_moderator as tm
 from tests.conftest import CODES
+from tests.sizes import FULL
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 
@@ -32,7 +32,7 @@ CHANGES = {
     "cut": "substring(raw from 1 for length(raw) - 5)",
 }
 SAMPLE = ["flipped"]
-CASES = list(CHANGES) if os.environ.get("PBEM_BACKUP_CHANGES_ALL") else SAMPLE
+CASES = list(CHANGES) if FULL else SAMPLE
 
 
 @pytest.fixture(scope="module")

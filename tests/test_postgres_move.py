@@ -4,10 +4,9 @@
   every column's type with its edge values: bytes of every value, text in several scripts, times to the
   microsecond, NULLs; ids with gaps) written straight into a SQLite record at the schema's head, moved, and compared
   table by table, row by row (read independently of the move's own digests), with every sequence continuing past
-  the ids copied.  On 8aa88d6c pbem had no way to move a record: every case fails (48 of 48 with
-  PBEM_MOVE_CASES=48); on walk11 0 of 48.  While it was built, the first form refused every move into a database
+  the ids copied.  On 8aa88d6c pbem had no way to move a record: every case fails (48 of 48); on walk11 0 of 48.  While it was built, the first form refused every move into a database
   `pbem upgrade` had just made (migration 0005 writes the home's Message-ID secret there: "not empty", 1 of 1).
-  The suite runs `SAMPLE` cases; `PBEM_MOVE_CASES=N` runs N.
+  The suite runs `SAMPLE` cases, `.ci/run` 24 (`PBEM_FULL_SIZE=1`, tests/sizes.py; 48 took 53 s at a load of 12).
 * A move killed at a random row (its own process, SIGKILL) leaves the target empty, and the next try moves it; a
   try after a completed move is refused in one line.
 * Six games mid-play (tests/test_postgres.py's inbox of orders, duplicates and a wrong code): half the inbox polled
@@ -34,11 +33,12 @@ from sqlalchemy import Boolean, DateTime, Integer, LargeBinary, TypeDecorator, s
 from pbem.record import db
 from pbem.record import move as moving
 from tests import pg
+from tests.sizes import size
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 
-SAMPLE = 4
-CASES = int(os.environ.get("PBEM_MOVE_CASES", SAMPLE))
+SAMPLE = 3
+CASES = size(24, SAMPLE)  # `.ci/run`'s whole-size step runs 24 (tests/sizes.py)
 
 
 @pytest.fixture(scope="module")
@@ -324,7 +324,7 @@ def peak_bytes(tmp_path: Path, pg_url: str, games: int) -> int:
 
 
 def test_the_move_holds_a_batch_at_a_time_whatever_the_number_of_games(tmp_path: Path, pg_url: str) -> None:
-    """Peak bytes at 1, 4 (and, with PBEM_MOVE_CASES past the sample, 16) games' worth of rows: flat.  walk11:
+    """Peak bytes at 1, 4 (and, in `.ci/run`'s whole-size step, 16) games' worth of rows: flat.  walk11:
     2,261,448, 2,291,746 and 2,412,225 bytes; read 50 rows at a time from SQLite (its first form) it held
     2,262,247, 2,299,593 and 5,342,336 (the 16x record's tables are the first to fill 50 rows of 20 KB values)."""
     one, four = peak_bytes(tmp_path, pg_url, 1), peak_bytes(tmp_path, pg_url, 4)
