@@ -55,10 +55,10 @@ def emptied(url: str) -> str:
     return url
 
 
-def chains_of(s: db.Unit) -> dict[str, str]:
+def chains_of(s: db.Unit, game_id: int) -> str:
     from pbem.app.move import verdict
 
-    return verdict(s)
+    return verdict(s, game_id)
 
 
 # ----------------------------------------------------------------------------- records of random shapes

@@ -36,24 +36,21 @@ class Done:
     edited: Path | None  # the copy of pbem.toml as it was, when --edit-config changed it
 
 
-def verdict(s: Unit) -> dict[str, str]:
-    """Each game's chain as the record at `s` reads it: "ok N entries HEAD", or where it breaks, or why it could not
-    be read (the same words on both sides is what the move requires)."""
-    from pbem.history.export import build
-    from pbem.record.listing import all_games
+def verdict(s: Unit, game_id: int) -> str:
+    """A game's chain as the record at `s` reads it: "ok N entries HEAD", or where it breaks, or why it could not be
+    read (the same words on both sides is what the move requires)."""
+    from pbem.history.export import chained
+    from pbem.record.store import game_by_id
     from pbem.trust import chain
 
-    out: dict[str, str] = {}
-    for game in all_games(s):
-        try:
-            doc = build(s, game)
-            rows = chain.sequence(doc["orders"], doc["events"])
-            bad, head = chain.first_break(doc["seed_commitment"], rows)
-        except Exception as exc:  # a record the SQLite side cannot read either: compared as it is
-            out[game.name] = f"unreadable: {type(exc).__name__}"
-            continue
-        out[game.name] = f"ok {len(rows)} entries {head}" if bad < 0 else f"breaks at entry {bad + 1}"
-    return out
+    try:
+        game = game_by_id(s, game_id)
+        assert game is not None
+        rows = chained(s, game)  # (as the moderator's export lists it, without loading the game's state)
+        bad, head = chain.first_break(game.seed_commitment, rows)
+    except Exception as exc:  # a record the SQLite side cannot read either: compared as it is
+        return f"unreadable: {type(exc).__name__}"
+    return f"ok {len(rows)} entries {head}" if bad < 0 else f"breaks at entry {bad + 1}"
 
 
 def _source(cfg: config_mod.Config, config_file: Path) -> str:

@@ -69,25 +69,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         return full or (ev.visible_to(None) if audience == "public" else any(ev.visible_to(n) for n in names))
 
     if full:  # every entry, numbered in the whole chain, with its salt: what `verify` replays
-        orders = [
-            {
-                "seq": o.seq,
-                "kind": o.kind,
-                "player": o.player,
-                "lines": json.loads(o.lines_json),
-                "message_id": msg_ids.get(o.inbound_id),
-                "at": _iso(o.created_at),
-                "hash": o.hash,
-            }
-            | ({"salt": o.salt} if o.salt else {})
-            | ({"pace": pace} if o.seq == 1 and (pace := _pace(game, o, msg_ids.get(o.inbound_id), event_rows)) else {})
-            for o in inputs.values()
-        ]
-        listed = [
-            {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
-            | ({"salt": r.salt} if r.salt else {})
-            for r, ev in zip(event_rows, events)
-        ]
+        orders, listed = _entries(game, list(inputs.values()), event_rows, events, msg_ids)
         entries, head = len(inputs) + len(event_rows), store.chain_head(s, game)
     else:  # a game in progress, for a player or the public: numbered as the reader counts, no salt, no global number
         # Orders can hold secrets (ballots, discards): a player sees their own, and those of no player (deadlines)
@@ -161,6 +143,43 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         # a partial export's listing, JSON as written (its entries cannot be recomputed until the end): signed
         doc["signature"] = signing.export_signature(private, json.loads(json.dumps(doc)), partial=not full)
     return doc
+
+
+def _entries(
+    game: Game, inputs: list[OrderInput], event_rows: list[Any], events: list[Event], msg_ids: dict[Any, str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every input and event of the game as the moderator's (or a finished game's) export lists them."""
+    orders = [
+        {
+            "seq": o.seq,
+            "kind": o.kind,
+            "player": o.player,
+            "lines": json.loads(o.lines_json),
+            "message_id": msg_ids.get(o.inbound_id),
+            "at": _iso(o.created_at),
+            "hash": o.hash,
+        }
+        | ({"salt": o.salt} if o.salt else {})
+        | ({"pace": pace} if o.seq == 1 and (pace := _pace(game, o, msg_ids.get(o.inbound_id), event_rows)) else {})
+        for o in inputs
+    ]
+    listed = [
+        {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
+        | ({"salt": r.salt} if r.salt else {})
+        for r, ev in zip(event_rows, events, strict=True)
+    ]
+    return orders, listed
+
+
+def chained(s: Session, game: Game) -> list[dict[str, Any]]:
+    """The game's whole chain, in chain order, as its moderator's export lists it (what `chain.first_break` follows
+    from the seed commitment), without loading the game's state: `pbem move-record` checks each game's so."""
+    assert game.id is not None
+    event_rows = store.events_for(s, game.id)
+    msg_ids: dict[Any, str] = {m.id: m.message_id for m in listing.received(s, game.id)}
+    events = [store.event_of(r) for r in event_rows]
+    orders, listed = _entries(game, store.inputs(s, game.id), event_rows, events, msg_ids)
+    return chain.sequence(orders, listed)
 
 
 def _pace(game: Game, first: OrderInput, message_id: str | None, event_rows: list[Any]) -> dict[str, Any] | None:

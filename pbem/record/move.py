@@ -3,7 +3,7 @@
 The copy is one transaction on each side: on SQLite a write transaction (BEGIN IMMEDIATE, `db.transaction`), so no
 poll or command writes while it reads, and on PostgreSQL the one that takes the record's advisory lock
 (`db.RECORD_LOCK`) and commits only once every table's row count and digest read back from the copy agree with
-the source's, and each game's chain checks alike on both (`chains`, the caller's).  Anything short of that rolls
+the source's, and each game's chain checks alike on both (`verdict`, the caller's).  Anything short of that rolls
 the PostgreSQL side back: the target stays as it was (empty), and the SQLite file is never written.
 
 Rows go over in batches (`BATCH_ROWS` rows or `BATCH_BYTES` bytes of values, whichever comes first): memory holds
@@ -27,10 +27,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
-from pbem.record import (
-    db,
-    models,  # noqa: F401  (registers the tables)
-)
+from pbem.record import db, models  # (models: registers the tables)
 
 BATCH_ROWS = 500
 BATCH_BYTES = 4 * 1024 * 1024
@@ -207,14 +204,15 @@ def _continue_ids(conn: Connection) -> None:
 def move(
     source: str,
     target: str,
-    chains: Callable[[db.Unit], dict[str, str]],
+    verdict: Callable[[db.Unit, int], str],
     *,
     each: Callable[[str, int], None] | None = None,
     most_rows: int = BATCH_ROWS,
     most_bytes: int = BATCH_BYTES,
 ) -> Moved:
     """Copy the record at `source` (SQLite, at the schema's head) into the empty database at `target` (already at
-    the head), as the module says; `chains(unit)` gives each game's chain verdict as a unit on either side reads it."""
+    the head), as the module says; `verdict(unit, game id)` gives a game's chain as a unit on either side reads it, the
+    two sides in turn, game by game (a PostgreSQL transaction idle for `db.PG_IDLE_IN_TRANSACTION_MS` is ended)."""
     moved = Moved()
     with db.transaction(source) as src:  # BEGIN IMMEDIATE: no poll or command writes the record meanwhile
         if extra := unknown_tables(src):
@@ -239,16 +237,17 @@ def move(
                         f"table {table.name}: {got.rows:,} rows read back from the copy (digest {got.hex()[:12]}), "
                         f"{want.rows:,} in the SQLite record (digest {want.hex()[:12]}): nothing was kept"
                     )
-            with db.Unit(bind=src) as mine:
-                moved.chains = chains(mine)
-            with db.Unit(bind=dst) as copied:
-                theirs = chains(copied)
-            for game, verdict in moved.chains.items():
-                if theirs.get(game) != verdict:
-                    raise Mismatch(
-                        f"game {game}: its chain reads {theirs.get(game)!r} from the copy, {verdict!r} from the "
-                        "SQLite record: nothing was kept"
-                    )
+            with db.Unit(bind=src) as mine, db.Unit(bind=dst) as copied:  # a game at a time: PostgreSQL never idle
+                c = models.Game.__table__.c  # type: ignore[attr-defined]
+                games = src.execute(select(c.id, c.name).order_by(c.id)).all()
+                for game_id, name in games:
+                    ours, theirs = verdict(mine, game_id), verdict(copied, game_id)
+                    if theirs != ours:
+                        raise Mismatch(
+                            f"game {name}: its chain reads {theirs!r} from the copy, {ours!r} from the SQLite record: "
+                            "nothing was kept"
+                        )
+                    moved.chains[name] = ours
     return moved  # (the PostgreSQL side committed as its block ended; the SQLite side wrote nothing)
 
 
