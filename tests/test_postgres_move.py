@@ -334,3 +334,50 @@ def test_the_move_holds_a_batch_at_a_time_whatever_the_number_of_games(tmp_path:
         sixteen = peak_bytes(tmp_path, pg_url, 16)
         print(f"move-record peak: 16x {sixteen:,} B")
         assert sixteen < 1.5 * one + 256 * 1024, (one, sixteen)
+
+
+# ----------------------------------------------------------------------------- refusals, each in one line
+
+
+def test_a_move_is_refused_in_one_line_while_a_poll_runs_or_the_sqlite_record_is_older_or_the_url_is_not_postgres(
+    tmp_path: Path, pg_url: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.app import move as app_move
+    from pbem.cli import app
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+
+    cfg = config_mod.load(init_home(tmp_path / "home", address="moderator@pbem.test"))
+    dst = emptied(pg_url)
+
+    def cli(url: str) -> Any:
+        return CliRunner().invoke(app, ["--config", str(cfg.path), "move-record", url])
+
+    got = cli("sqlite:///elsewhere.db")
+    assert got.exit_code == 2 and "pbem: the target must be a PostgreSQL url" in got.output, got.output
+    import subprocess
+    import sys
+
+    holder = (  # a poll's lock, held by another process that is pbem's (a lock of no pbem process is taken over)
+        "import sys, time; from pbem.app.polllock import Lock; lock = Lock(sys.argv[1], 900); "
+        "assert lock.take() is None; print('held', flush=True); time.sleep(60)"
+    )
+    poll = subprocess.Popen(
+        [sys.executable, "-c", holder, str(cfg.home), "pbem-poll"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert poll.stdout is not None and poll.stdout.readline().strip() == "held"
+        got = cli(dst)
+        assert got.exit_code == 2 and "pbem: a pbem poll is running on this home: run this again" in got.output
+    finally:
+        poll.kill()
+        poll.wait()
+    assert moving.emptiness(dst) is None
+    older = tmp_path / "older.db"
+    db.migrate(f"sqlite:///{older}", "0023_address_bounces")
+    cfg.database_url = f"sqlite:///{older}"
+    with pytest.raises(app_move.Refused, match=r"at schema 0023_address_bounces, .*: run `pbem --config .* upgrade`"):
+        app_move.move(cfg, cfg.path, dst)
+    assert moving.emptiness(dst) is None
