@@ -356,7 +356,7 @@ def test_a_move_is_refused_in_one_line_while_a_poll_runs_or_the_sqlite_record_is
         return CliRunner().invoke(app, ["--config", str(cfg.path), "move-record", url])
 
     got = cli("sqlite:///elsewhere.db")
-    assert got.exit_code == 2 and "pbem: the target must be a PostgreSQL url" in got.output, got.output
+    assert got.exit_code == 2 and ": it must be a PostgreSQL url (postgresql+psycopg://" in got.output, got.output
     import subprocess
     import sys
 

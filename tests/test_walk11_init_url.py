@@ -38,7 +38,7 @@ def test_a_sqlite_homes_last_line_says_a_changed_url_needs_upgrade_or_a_move(tmp
 
 def test_database_url_takes_only_a_database_server(tmp_path: Path) -> None:
     got = _init(tmp_path / "home", "--database-url", "sqlite:///other.db")
-    assert got.exit_code == 2 and "--database-url is for a database server" in got.output, got.output
+    assert got.exit_code == 2 and "it must be a PostgreSQL url (postgresql+psycopg://" in got.output, got.output
     assert not (tmp_path / "home").exists()
 
 

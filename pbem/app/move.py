@@ -72,11 +72,8 @@ def _target(url: str) -> None:
     """Refuse a target that is not PostgreSQL, not empty or of a newer pbem; give an empty one pbem's schema."""
     from pbem.record.schema import head_revisions, newer, stored_version
 
-    if not url.startswith("postgresql"):
-        raise Refused(
-            f"the target must be a PostgreSQL url (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE), not "
-            f"{moving.redacted(url)}"
-        )
+    if why := moving.refused_url(url):
+        raise Refused(f"the target {moving.redacted(url)}: {why}")
     if why := moving.emptiness(url):
         raise Refused(
             f"the target database {moving.redacted(url)} is not empty: {why}; pbem moves a record only into an empty "

@@ -30,12 +30,12 @@ def init(
     Example: pbem init ~/pbem --address games@example.org
     """
     from pbem.cli.support import init_home
-    from pbem.record.move import redacted
+    from pbem.record.move import redacted, refused_url
     from pbem.record.schema import SchemaError, stored_version
 
     need_folder(directory, "the home")
-    if database_url.startswith("sqlite") or database_url.isspace():
-        fail("--database-url is for a database server (postgresql+psycopg://...): without it the record is pbem.db", 2)
+    if database_url and (why := refused_url(database_url)):  # (without it the record is pbem.db)
+        fail(f"--database-url {redacted(database_url)}: {why}; without the option the record is a SQLite pbem.db", 2)
     kept = (
         stored_version(database_url) is not None  # (a server that does not answer: one line, exit 3)
         if database_url

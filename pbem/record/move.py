@@ -257,6 +257,19 @@ def emptiness(url: str) -> str | None:
         return occupied(conn)
 
 
+def refused_url(url: str) -> str | None:
+    """Why `url` is no PostgreSQL database URL pbem can use (`init --database-url`, `move-record`), else None."""
+    from sqlalchemy.engine import make_url
+
+    if not url.startswith("postgresql"):
+        return "it must be a PostgreSQL url (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
+    try:
+        parsed = make_url(url)
+    except Exception:  # (SQLAlchemy's ArgumentError, a ValueError of a port)
+        return "it cannot be read as a database url (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
+    return None if parsed.database else "it names no database (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
+
+
 def redacted(url: str) -> str:
     """`url` without its password (never printed)."""
     from sqlalchemy.engine import make_url
@@ -264,7 +277,7 @@ def redacted(url: str) -> str:
     try:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # an unreadable URL: its scheme only
-        return url.split("://", 1)[0] + "://..."
+        return url.split("://", 1)[0][:24] + "://..."
 
 
 def row_counts(url: str) -> dict[str, int]:

@@ -64,6 +64,7 @@ ARGS: dict[str, list[str]] = {
     "outbox list": [],
     "outbox retry": ["1"],
     "backup": ["{tmp}/backups"],
+    "move-record": ["postgresql+psycopg://pbem@127.0.0.1:9/none"],  # (the home's database is read first)
     # no home: under PBEM_COMMAND_DEADLINE.  The longest demo (676 mails, several CPU seconds): Italian Wars' 44
     # mails were sometimes all played within the 1 s, and the demo ended 0
     "demo": ["sixteen-thirty", "--dir", "{tmp}/demo"],
