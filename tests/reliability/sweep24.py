@@ -539,6 +539,13 @@ CASES: list[Case] = [
         "outbox retry", "N failed mails a player", 2, outbox_failed(("outbox", "retry", "--all")), "queues every mail"
     ),
     Case("init", "a --name of 100N characters", 1, init_name, "a value given to a command"),
+    Case(
+        "move-record",
+        "none here: it needs a PostgreSQL server (tests/test_postgres_move.py reads its peak bytes at 1, 4, 16 games)",
+        1,
+        nothing(("move-record", "--help")),
+        "batches of 500 rows or 4 MiB",
+    ),
     Case("rules", "none: the kind only", 1, nothing(("rules", "habsburg")), "none grows"),
     Case("demo", "none: the kind only (its bots' game)", 1, nothing(("demo", "--help")), "none grows"),
 ]
