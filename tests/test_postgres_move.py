@@ -384,3 +384,23 @@ def test_a_move_is_refused_in_one_line_while_a_poll_runs_or_the_sqlite_record_is
     with pytest.raises(app_move.Refused, match=r"at schema 0023_address_bounces, .*: run `pbem --config .* upgrade`"):
         app_move.move(cfg, cfg.path, dst)
     assert moving.emptiness(dst) is None
+
+
+def test_without_edit_config_the_move_prints_the_line_to_put_in_pbem_toml_and_changes_no_file(
+    tmp_path: Path, pg_url: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from pbem.cli.support import init_home
+
+    path = init_home(tmp_path / "home", address="moderator@pbem.test")
+    before = path.read_bytes()
+    dst = emptied(pg_url)
+    got = CliRunner().invoke(app, ["--config", str(path), "move-record", dst])
+    assert got.exit_code == 0, got.output
+    lines = got.output.strip().splitlines()
+    assert lines[-2].startswith(f'now edit {path}: under [database], url = "postgresql+psycopg://pbem:***@'), lines
+    assert lines[-1] == f"then run: pbem --config {path} check, and pbem --config {path} poll", lines
+    assert path.read_bytes() == before and not path.with_name("pbem.toml.before-move").exists()
+    assert moving.emptiness(dst) is not None  # the record is there
