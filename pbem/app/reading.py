@@ -15,7 +15,7 @@ from html import unescape
 from typing import Any
 
 from pbem.app import notify, views
-from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, parse_bytes
+from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, parse_bytes, subject_of
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
@@ -171,7 +171,7 @@ def _mine(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> list[
 def _subject(raw: bytes) -> str:
     """The Subject of a mail pbem wrote, decoded as a reply's is (its header block only is read)."""
     cut = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0), default=len(raw))
-    return parse(raw[:cut] + b"\r\n\r\n").subject
+    return subject_of(raw[:cut] + b"\r\n\r\n")
 
 
 def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
