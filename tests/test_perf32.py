@@ -22,11 +22,13 @@ import hashlib
 import os
 import random
 import re
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -146,3 +148,38 @@ if __name__ == "__main__":  # any checkout's count: PYTHONPATH=CHECKOUT python3 
     found = failures(n)
     print(f"{len(found)} of {n} generated mails read otherwise or with more work than one header needs")
     print("\n".join(found[:3]))
+
+
+_IMPORTS = r"""
+import random, sys
+import pbem.cli, pbem.cli.poll, pbem.app.cron, pbem.app.poll, pbem.app.ahead, pbem.app.vouch
+import pbem.mail.transports.maildir, pbem.mail.transports.imap, pbem.mail.transports.smtp
+from pbem.mail.inbound import message
+from pbem.trust import dkim
+sys.path.insert(0, sys.argv[1])
+import test_perf32 as t
+rng, unused = random.Random(int(sys.argv[2])), []
+for i in range(int(sys.argv[3])):
+    raw = t.mail(rng)  # a mail with no DKIM-Signature, read as a reply is, its evidence sought
+    assert message.parse(raw).subject and dkim.capture(raw, dns=lambda name, timeout: None) is None
+    unused += [f"mail {i}: {m}" for m in ("dkim", "dns") if m in sys.modules]
+signed = b"DKIM-Signature: v=1; a=rsa-sha256; d=x.test; s=s1; h=from; bh=AA==; b=AA==\r\n" + t.mail(rng)
+ev = dkim.capture(signed, dns=lambda name, timeout: None)
+assert ev is not None and not ev.verified and "dkim" in sys.modules  # imported where a signature needs it
+print("\n".join(unused))
+"""
+
+
+def unused_imports(seed: int, cases: int) -> list[str]:
+    """A fresh interpreter imports what `pbem poll` imports, then reads generated mails with no DKIM-Signature as a
+    poll reads a reply (parsed, its evidence sought): dkimpy and the DNS package it imports (50 to 130 ms of every
+    process's start) must stay unimported until a mail carries a signature.  8aa88d6c imported both at start."""
+    here = str(Path(__file__).resolve().parent)
+    run = subprocess.run([sys.executable, "-c", _IMPORTS, here, str(seed), str(cases)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip().splitlines()
+
+
+def test_a_poll_of_unsigned_replies_imports_no_dkim() -> None:
+    found = unused_imports(5, 40 if FULL else 4)
+    assert not found, found[:4]

@@ -36,10 +36,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
-
-import dkim as dkimpy
-import dkim.canonicalization as _canon
 
 from pbem.trust.addresses import (
     MAX_FIELD,
@@ -73,7 +71,7 @@ _TAG = re.compile(rb"(?<![a-zA-Z])([a-zA-Z]+)\s*=\s*([^;]*)")  # a tag tried onc
 
 def provider_dns(name: bytes, timeout: float = LOOKUP_TIMEOUT) -> bytes | None:
     """The TXT record `name` from DNS, within `timeout` seconds (dkimpy's resolver)."""
-    record: bytes | None = dkimpy.dnsplug.get_txt(name, timeout=timeout)
+    record: bytes | None = dkimpy().dnsplug.get_txt(name, timeout=timeout)
     return record
 
 
@@ -164,20 +162,16 @@ def _rfc822_parse(message: bytes) -> tuple[list[list[bytes]], bytes]:
             break
         if line[0] in (0x09, 0x20):
             if not fields:
-                raise dkimpy.MessageFormatError("a continuation line before any header field")
+                raise dkimpy().MessageFormatError("a continuation line before any header field")
             fields[-1][1].append(line + b"\r\n")
             continue
         m = re.match(rb"([\x21-\x7e]+?):", line)
         if m is not None:
             fields.append((m.group(1), [line[m.end(0) :] + b"\r\n"]))
         elif not line.startswith(b"From "):
-            raise dkimpy.MessageFormatError(f"Unexpected characters in RFC822 header: {line[:80]!r}")
+            raise dkimpy().MessageFormatError(f"Unexpected characters in RFC822 header: {line[:80]!r}")
     return [[name, b"".join(parts)] for name, parts in fields], b"\r\n".join(lines[i:])
 
-
-DKIMPY_RFC822_PARSE = getattr(dkimpy.rfc822_parse, "replaced", dkimpy.rfc822_parse)  # dkimpy's own, for the tests
-_rfc822_parse.replaced = DKIMPY_RFC822_PARSE  # type: ignore[attr-defined]
-dkimpy.rfc822_parse = _rfc822_parse  # what `dkimpy.DKIM.set_message` calls, for every check pbem makes
 
 #: White space at the end of a line, tried once per run (the look-behind) and never given back (possessive).
 _TRAILING_SPACE = re.compile(rb"(?<![\t ])[\t ]++\r\n")
@@ -191,9 +185,36 @@ def _strip_trailing_whitespace(content: bytes) -> bytes:
     return _TRAILING_SPACE.sub(b"\r\n", content)
 
 
-DKIMPY_STRIP_TRAILING = getattr(_canon.strip_trailing_whitespace, "replaced", _canon.strip_trailing_whitespace)
-_strip_trailing_whitespace.replaced = DKIMPY_STRIP_TRAILING  # type: ignore[attr-defined]
-_canon.strip_trailing_whitespace = _strip_trailing_whitespace  # what `Relaxed.canonicalize_body` calls
+_dkimpy: list[ModuleType] = []  # dkimpy once imported, its readings replaced
+
+
+def dkimpy() -> ModuleType:
+    """dkimpy, imported on its first use: with the DNS package it imports it was 50 to 130 ms of every `pbem`
+    process's start (`python -X importtime`), which a poll of mails carrying no DKIM-Signature never used (perf32).
+    Before any use, its two readings that cost the square of their input are replaced: `rfc822_parse` (what
+    `dkimpy.DKIM.set_message` calls, for every check pbem makes) by `_rfc822_parse`, and
+    `canonicalization.strip_trailing_whitespace` (what `Relaxed.canonicalize_body` calls) by
+    `_strip_trailing_whitespace`; dkimpy's own are kept as their `replaced` (`dkimpys_own`)."""
+    if not _dkimpy:
+        import dkim
+        import dkim.canonicalization as canon
+
+        _rfc822_parse.replaced = getattr(dkim.rfc822_parse, "replaced", dkim.rfc822_parse)  # type: ignore[attr-defined]
+        dkim.rfc822_parse = _rfc822_parse
+        own = getattr(canon.strip_trailing_whitespace, "replaced", canon.strip_trailing_whitespace)
+        _strip_trailing_whitespace.replaced = own  # type: ignore[attr-defined]
+        canon.strip_trailing_whitespace = _strip_trailing_whitespace
+        _dkimpy.append(dkim)
+    return _dkimpy[0]
+
+
+def dkimpys_own(name: str) -> Callable[[bytes], Any]:
+    """dkimpy's own reading `name` ("rfc822_parse", "strip_trailing_whitespace"), before pbem replaced it (the
+    tests hold the two the same)."""
+    dkimpy()
+    mine = {"rfc822_parse": _rfc822_parse, "strip_trailing_whitespace": _strip_trailing_whitespace}[name]
+    own: Callable[[bytes], Any] = mine.replaced  # type: ignore[attr-defined]
+    return own
 
 
 def _signed_part(raw: bytes) -> tuple[bytes, bytes, dict[str, str]] | None:
@@ -206,7 +227,7 @@ def _signed_part(raw: bytes) -> tuple[bytes, bytes, dict[str, str]] | None:
     if len(block) > MAX_HEADER_BLOCK or block.count(b"\n") > MAX_HEADER_LINES or b"dkim-signature" not in block.lower():
         return None
     try:
-        fields, body = dkimpy.rfc822_parse(raw)
+        fields, body = _rfc822_parse(raw)  # dkimpy's reading, as pbem replaced it (`dkimpy`)
     except Exception:  # dkimpy raises on a header block it cannot read: no evidence, never a crash
         return None
     sig = next((value for name, value in fields if name.lower() == b"dkim-signature"), None)
@@ -245,7 +266,7 @@ def capture(
         return None
 
     try:
-        ok = bool(dkimpy.verify(raw, dnsfunc=lookup))
+        ok = bool(dkimpy().verify(raw, dnsfunc=lookup))
     except Exception:  # dkimpy raises on malformed signatures and keys; bad input is never a crash
         ok = False
     if any(code and code.encode() in headers for code in secrets):
@@ -260,13 +281,17 @@ def capture(
     )
 
 
-class _HeadersOnly(dkimpy.DKIM):  # type: ignore[misc]
-    """dkimpy's verification without its body-hash step: the signature over the header fields (bh= among them)."""
+def _headers_only(raw: bytes) -> Any:
+    """dkimpy's verification of `raw` without its body-hash step: the signature over the header fields (bh= among
+    them)."""
 
-    def verify_sig_process(self, sig: dict[bytes, bytes], include_headers: Any, sig_header: Any, dnsfunc: Any) -> Any:
-        return super().verify_sig_process(
-            {k: v for k, v in sig.items() if k != b"bh"}, include_headers, sig_header, dnsfunc
-        )
+    class HeadersOnly(dkimpy().DKIM):  # type: ignore[misc]
+        def verify_sig_process(self, sig: dict[bytes, bytes], include: Any, sig_header: Any, dnsfunc: Any) -> Any:
+            return super().verify_sig_process(
+                {k: v for k, v in sig.items() if k != b"bh"}, include, sig_header, dnsfunc
+            )
+
+    return HeadersOnly(raw)
 
 
 @dataclass(frozen=True)
@@ -315,7 +340,7 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
         return key
 
     try:
-        checker = dkimpy.DKIM(raw) if body is not None else _HeadersOnly(raw)
+        checker = dkimpy().DKIM(raw) if body is not None else _headers_only(raw)
         ok = bool(checker.verify(dnsfunc=dns))
     except Exception as exc:  # a malformed signature or key is a failed check, never a crash
         return Rechecked(False, body is not None, f"dkimpy refuses it: {type(exc).__name__}")
