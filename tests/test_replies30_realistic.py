@@ -196,7 +196,8 @@ def test_a_second_mail_the_same_minute_correcting_the_first(home, clock, kind: s
     another legal order.  Where the step waits for every player (Dynasties' Tributes, Sixteen Thirty's set-up, The
     Italian Wars' discards) the second replaces the first, and its answer says what is on file; in Habsburg the first
     ended Alice's turn, so the second is refused as out of turn, "Nothing is asked of you now", never applied: the
-    first stands, as its own answer said.  The same on b1f92b21 (4 of 4 kinds so, measured by hand; these two run)."""
+    first stands, as its own answer said, and (players31) the second's answer says so too, naming the first mail ("was
+    applied and stands"; on 8aa88d6c it said nothing of it).  The same on b1f92b21 (4 of 4 kinds so, measured by hand; these two run)."""
     from tests.conftest import body_of, deliver, order_mail, sent_mail
     from tests.test_moderator import PLAYERS, asked, new_game, run_poll
 
@@ -215,5 +216,6 @@ def test_a_second_mail_the_same_minute_correcting_the_first(home, clock, kind: s
     assert len(answers) == 2 and first in answers[0] and second in answers[1], answers
     if kind == "habsburg":
         assert "NOTHING WAS APPLIED" in answers[1] and "Nothing is asked of you now" in answers[1], answers[1]
+        assert "was applied and stands" in answers[1], answers[1]  # the first mail named as standing (players31)
     else:
         assert "replaces your earlier" in answers[1] and f"(on file) {second}" in answers[1], answers[1]

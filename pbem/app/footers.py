@@ -22,7 +22,7 @@ from pbem.app.known import known, names_the_game, near_any
 from pbem.app.lines import without_prose
 from pbem.app.signed import mended
 from pbem.engine.base import Engine, Outcome
-from pbem.orders.closings import footer_marked
+from pbem.orders.closings import footer_marked, order_shaped
 from pbem.orders.extract import Extracted, commanded
 
 _WORD = re.compile(r"[^\W_]+")
@@ -57,9 +57,11 @@ def _marked(eng: Engine, state: dict[str, Any], player: str, lines: list[str], r
     from its words (`closings.footer_marked`: "HELP" above "Play Corp Ltd. 2027", players30)."""
     refused = {r.line for r in result.lines if not r.ok}
     words = known(eng, state, player, result)
+    legal = [o for r in eng.requests(state) if r.player == player for o in r.legal]
     return all(
         line in refused
         and footer_marked(line, words)
+        and not order_shaped(line, legal)  # "tribute napoleon 2027": "TRIBUTE Copper 2" mistyped, told (players31)
         and not near_any([w.upper() for w in _WORD.findall(line)[1:]], words)
         and not names_the_game(mended(line, words), words)  # "TRIBUTE Gld 2027": GOLD
         for line in lines

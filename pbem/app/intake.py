@@ -8,7 +8,7 @@ is told to the registered address, never to the sender (a reply whose step close
 `closing`); auto-replies, bounces and bulk mail are never answered; every answer counts against one budget per address
 per hour (`answers.Outgoing.admit`).  A sender who is no registered seat of any game (a stranger) costs no key
 derivation: no code is checked for them, whatever their message carries; they get at most `per_day` short answers a day,
-and none once `per_hour` strangers were answered in the last hour (`Strangers`).  Long input is quoted back summarised
+and none once `per_hour` strangers were answered in the last hour (`Strangers`, `pbem.app.outsiders`).  Long input is quoted back summarised
 (`answers.summary`).  A copy of a message already read, and order mail written before the player's revision on file,
 change nothing (`revisions`); a player's code from another registered player's address is told to its owner and the
 moderator (`misuse`).  A reply is taken on the mail it answers whatever CODE line it holds (orders, JOIN, HELP or
@@ -17,7 +17,7 @@ STATUS); one not the player's code is ignored and the answer says so, as for a n
 
 from __future__ import annotations
 
-from pbem.app import absence, addresses, answering, derivations, join, misuse, notify, refusals, revisions, views
+from pbem.app import absence, addresses, answering, earlier, join, misuse, notify, refusals, revisions, views
 from pbem.app import closing as step_closing
 from pbem.app import lines as reading_lines
 from pbem.app.answers import Outgoing, ack, ack_context, asks, short, summary
@@ -28,6 +28,7 @@ from pbem.app.facts import Strangers as Strangers
 from pbem.app.facts import is_code
 from pbem.app.footers import commands_only
 from pbem.app.histories import answer as answer_history
+from pbem.app.outsiders import no_game, outgoing, stranger, unknown
 from pbem.app.press import relay_all
 from pbem.app.resigning import decide as decide_resign
 from pbem.app.revisions import FirstCopy
@@ -35,7 +36,7 @@ from pbem.engine import slots
 from pbem.engine.base import LineResult, Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
-from pbem.orders.extract import Extracted, subject_line
+from pbem.orders.extract import Extracted
 from pbem.record.modes import Mailing
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
@@ -49,13 +50,13 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         return Decision("ignored", f"not answered: {msg.auto}")
     loaded = facts.loaded
     if loaded is None:
-        return _no_game(msg, facts, cap)
+        return no_game(msg, facts, cap)
     ex = facts.extracted if not msg.problem else None
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
         if not facts.registered:
-            return _unknown(msg, facts, f"not a player of {loaded.game.name}", loaded.game.name)
-        return _stranger(msg, facts, cap, loaded, ex)
+            return unknown(msg, facts, f"not a player of {loaded.game.name}", loaded.game.name)
+        return stranger(msg, facts, cap, loaded, ex)
     d = Decision(game=loaded.game.name, player=seat.player)
     out = _outgoing(msg, facts, cap, loaded.game.id)
     if msg.problem or ex is None:
@@ -113,7 +114,7 @@ def _duplicate(msg: Inbound, facts: Facts, cap: int, first: FirstCopy) -> Decisi
 
 
 def _outgoing(msg: Inbound, facts: Facts, cap: int, game_id: int | None) -> Outgoing:
-    return Outgoing(msg, facts.replies, cap, game_id, facts.windows, facts.now)
+    return outgoing(msg, facts, cap, game_id)
 
 
 def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ctx: object) -> Decision:
@@ -213,6 +214,7 @@ def _orders(
         d.late = step_closing.late(result, facts)  # a reply whose step closed? the shell reads when, decides again
         now = {**_now(loaded, player, result.lines), **step_closing.told(facts, eng, loaded.state, player)}
         notes, lines = (step_closing.resent(notes, orders), []) if moved else (notes, lines)
+        notes = earlier.noted(notes, facts, eng, loaded.state, player, result)  # a correction after the turn ended
         ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=len(refused), **notes, **now)
         return d
     d.late = step_closing.stale(facts)  # a reply to mail older than this step? the shell reads its step, decides again
@@ -226,75 +228,3 @@ def _orders(
     mailing = Mailing(facts.mailing.default, {**facts.mailing.players, **chosen})
     answering.answer(d, out, msg, loaded, seat, result, dict(lines=lines, **notes), chatter, mailing, facts)
     return d
-
-
-def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracted | None) -> Decision:
-    """A registered player of another game writing to this one: told they do not play it (`misuse.not_theirs`),
-    and the player whose code they used warned (only a registered sender's code is ever checked: `Facts.registered`)."""
-    game = loaded.game
-    victim = None
-    if ex is not None and ex.code and facts.registered:  # checked by the load step, within the sender's budget
-        checked = facts.codes or (
-            {st.id: is_code(facts, st, ex.code) for st in loaded.seats if st.id is not None}
-            if derivations.may_derive(msg.sender, len(loaded.seats))  # facts built by hand: the same budget
-            else {}
-        )
-        victim = next((st for st in loaded.seats if st.id is not None and checked.get(st.id)), None)
-    if victim is None:
-        # a player's other address, which plays another game, is told; a former player of this game is not
-        others = [g for g in facts.sender_games if g != game.name]
-        tell = bool(others) and not msg.problem
-        d = Decision("rejected" if tell else "ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}")
-        d.game = game.name
-        return misuse.not_theirs(d, _outgoing(msg, facts, cap, game.id), msg, others) if tell else d
-    d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
-    out = _outgoing(msg, facts, cap, game.id)
-    if facts.sender_games:  # a registered player of another game: refused, and the moderator is told too
-        sender_as = "a player of " + ", ".join(sorted(set(facts.sender_games)))
-        misuse.warn(d, out, loaded, victim, msg.sender, sender_as, facts.moderator)
-        return misuse.not_theirs(d, out, msg, facts.sender_games)
-    if out.admit(d, victim.address, player=victim.player):
-        # a warning to the owner of the code, not an answer to the stranger's message
-        context = {"game_name": game.name, "sender": msg.sender}
-        mail = out.mail(victim.address, "stranger_code", "notice", context, player=victim.player, reply=False)
-        d.effects.append(mail)
-    return d
-
-
-def _unknown(msg: Inbound, facts: Facts, why: str, game: str = "") -> Decision:
-    """A sender who is no registered seat of any game: no code is checked; at most one short answer a day."""
-    d = Decision("ignored", f"{msg.sender or 'no sender'} is {why}", game=game)
-    to_them, to_all = facts.stranger_answers
-    strangers = facts.strangers
-    if not msg.sender or msg.problem or to_them >= strangers.per_day or to_all >= strangers.per_hour:
-        return d
-    d.reason += "; told that this address plays no game here"
-    out = Outgoing(msg, {}, strangers.per_day, None)
-    d.effects.append(out.mail(msg.sender, "stranger", "stranger", {"per_day": strangers.per_day}))
-    return d
-
-
-def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
-    """No [pbem NAME] tag, an unknown one, or a sender who plays no game here (the shell then loads no game):
-    a registered player is answered with their games; a stranger only as `_unknown` allows."""
-    if not facts.sender_games:
-        named = f" (the subject names {msg.game!r})" if msg.game else ""
-        return _unknown(msg, facts, f"not a registered player of any game{named}")
-    out = _outgoing(msg, facts, cap, None)
-    if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
-        d = Decision("accepted", "HELP without a game: the player's games listed")
-        if out.admit(d, msg.sender):
-            seats = sorted(facts.sender_seats, key=lambda g: g.name)
-            d.effects.append(out.mail(msg.sender, "games_list", "notice", {"games": seats}))
-        return d
-    d = Decision("rejected", "no known game named in the subject")
-    if out.admit(d, msg.sender):
-        games = sorted(set(facts.sender_games))
-        context = {"tag": msg.game, "games": games, "subject_in": short(msg.subject)}
-        d.effects.append(out.mail(msg.sender, "no_game", "notice", context))
-    return d
-
-
-def _asks_help(msg: Inbound, ex: Extracted | None) -> bool:
-    """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
-    return bool(ex and ex.help) or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"

@@ -30,6 +30,7 @@ from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
 from pbem.orders import near
 from pbem.orders.closings import closing_shape, syntax_words
+from pbem.orders.elsewhere import subject_note
 from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose
 
@@ -177,10 +178,12 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     or "Play hard, play fair" is a motto, and every other reader leaves the signature's lines unsaid."""
     tried = [line for line in ex.chatter[:CHATTER] if near.tries(line, eng.order_words)]
     chose = [line for line in ex.chatter[:CHATTER] if line not in tried and near.ends_said(line)]
-    if not ex.seeming and not ex.signed and not ex.signed_off and not tried and not chose:
+    if not ex.seeming and not ex.signed and not ex.signed_off and not tried and not chose and not ex.subject_word:
         return ex
     problems = list(ex.problems)
     legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
+    if ex.subject_word and (send := _alone(eng, state, player, ex.subject_word, legal)):  # "Re: [pbem g1] PASS"
+        problems.append(subject_note(ex.subject_word, send))  # a title unless the engine takes it alone (players31)
     told: set[str] = set()
     for k, (typed, order) in enumerate(ex.seeming):
         note = seeming_note(typed, order)

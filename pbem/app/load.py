@@ -107,6 +107,8 @@ def load_facts(
     )
     if acting and seat and first is None and facts.on_file is None and revisions.delayed(msg, when):
         facts.earlier = on_file.earlier_orders(s, loaded, seat.player)  # a delayed mail of an earlier step?
+    elif acting and seat and first is None and facts.on_file is None and views.unasked(loaded, seat.player):
+        facts.earlier = on_file.earlier_orders(s, loaded, seat.player)  # a correction after the turn ended (players31)
     if policy is not None and not msg.problem and first is None:
         facts.codes = code_checks(msg, facts, policy.replies_per_hour)
     if seat is not None and ex is not None and first is None:  # HISTORY, RESIGN (judges4)

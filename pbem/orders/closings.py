@@ -127,11 +127,53 @@ def footer_marked(line: str, known: set[str]) -> bool:
     `pbem.app.footprints` learns only from accepted mails)."""
     said = line.split()
     words = _WORD.findall(line)[1:]
-    if not words or len(said) > LONGEST:
+    if not words or len(said) > LONGEST or as_syntax(line):
         return False
-    if not (any(w.upper() in FOOTER_MARKS for w in words) or _YEAR.search(line)):
+    if not (any(w.upper() in FOOTER_MARKS for w in words) or _YEAR.search(line) or addressed(line)):
         return False
     return not any(len(w) >= 2 and not w.isdigit() and w.upper() in known - FOOTER_MARKS for w in words)
+
+
+#: An address's shape after its first word: a house number and a town after a comma ("Place Vendome 12, Paris"), a
+#: postcode before a town ("Pass 12, 8000 Zurich", "10115 Berlin"), a street's abbreviation ("Hauptstr. 5", "1600
+#: Amphitheatre Pkwy").  Such a line under a command alone was refused on its first appearance (players31).
+_ADDRESS = re.compile(
+    r"\d{1,5}[a-z]?+,\s*+(?:\d{4,5}\s++)?+[A-ZÀ-Þ][^\W\d_]{2,}|(?<!\d)\d{4,5}\s++[A-ZÀ-Þ][^\W\d_]{2,}"
+    r"|(?:str|strasse|straße|pkwy|blvd|ave|rd|st|ln|dr|rue|via|platz|weg|gasse|allee|plaza|parkway)\b\.?\s*+\d",
+    re.IGNORECASE,
+)
+_STREET_END = re.compile(r"\b(?:str|pkwy|blvd|ave|parkway|boulevard|lane|drive|strasse|straße|platz)\.?\s*+$", re.I)
+
+
+def addressed(line: str) -> bool:
+    """Whether `line`, after its first word, has an address's shape (`_ADDRESS`, or a street's name ending it)."""
+    rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+    return bool(_ADDRESS.search(rest) or _STREET_END.search(rest))
+
+
+def as_syntax(line: str) -> bool:
+    """Whether `line` starts with its order word in capitals, as the game's syntax writes it ("TRIBUTE Napoleon 2027",
+    "PLACE Vendome 12, Paris"): typed as an order, it is the engine's to refuse and so told, never set aside as a
+    company's or an address's line ("Tribute Band Tours 2027"), which writes its first word as a name (players31)."""
+    first = line.split(None, 1)[0] if line.strip() else ""
+    letters = [ch for ch in first if ch.isalpha()]
+    return len(letters) >= 2 and all(ch.isupper() for ch in letters)
+
+
+def shape(line: str) -> tuple[str, ...]:
+    """`line`'s order word in capitals, then "n" for each number and "w" for each other word after it."""
+    words = _WORD.findall(line)
+    return (words[0].upper(), *("n" if w.isdigit() else "w" for w in words[1:])) if words else ()
+
+
+def order_shaped(line: str, legal: tuple[str, ...] | list[str]) -> bool:
+    """Whether `line` has the shape of one of the `legal` orders (`shape`: "tribute napoleon 2027" that of "TRIBUTE
+    Copper 2") and no company's form: a mistyped order, the engine's to refuse and so told, never a footer set aside
+    (players31)."""
+    said = shape(line)
+    if len(said) < 2 or any(w.upper() in FOOTER_MARKS for w in _WORD.findall(line)[1:]):
+        return False  # "Event Horizon Ltd", "Discard Studios Inc.": a company's form is no card's
+    return any(shape(o) == said for o in legal)
 
 
 def sentence_words(line: str, excluded: set[str] | frozenset[str] = frozenset()) -> set[str]:

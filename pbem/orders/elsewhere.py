@@ -36,11 +36,11 @@ def _key(line: str) -> str:
     return " ".join(line.casefold().split())
 
 
-def subject_note(said: str) -> str:
-    """The note on an order typed in the subject of a mail whose body holds orders."""
+def subject_note(said: str, send: str = "") -> str:
+    """The note on an order typed in the subject of a mail whose body holds orders (`send`: the legal line it is)."""
     return (
         f'"{said}" in the subject was not read: only the orders in the body are. If you meant it too, send it in '
-        f"the body, one order a line: {said}"
+        f"the body, one order a line: {send or said}"
     )
 
 

@@ -131,6 +131,9 @@ class Extracted:
     signed: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a "-- " above the quote
     signed_off: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a sign-off: `sign_off`
     sign_off: str = ""  # the sign-off after the orders ("Thanks,") the lines below which are the signature
+    # an order word alone in the subject of a mail whose body holds orders ("Re: [pbem g1] PASS"): a title, or an
+    # order the engine takes alone, then told (`pbem.app.lines.seeming_told`, players31)
+    subject_word: str = ""
     # lines the player wrote in earlier accepted mails of the game and that none of them applied (`pbem.app.footprints`):
     # casefolded, spaces as one; a refused line after the orders among them is the player's footer
     footers: frozenset[str] = frozenset()
@@ -535,6 +538,9 @@ def _elsewhere(
     first, said = subject
     if first and ex.orders and not (pbems and pbems(first)):
         ex.problems += elsewhere.subject_told(_subject_order(first, said, words, pbems), ex.orders)
+        bare = said.strip(" .!")
+        if bare and bare.upper() in {w.upper() for w in words} and elsewhere.subject_told(bare, ex.orders):
+            ex.subject_word = bare  # "PASS" a title, or the order it is: the engine's to say (`app.lines`)
     if not ex.orders:
         ex.problems += elsewhere.forwarded_notes(text, lambda line: _forwarded_order(line, words))
 

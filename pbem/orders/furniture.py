@@ -299,4 +299,18 @@ def sign_off(line: str) -> bool:
     orders, comes the signature, whose lines are never orders ("Play Corp Ltd.", "Keep calm and carry on", "Trade
     Desk | Example Bank" refused the orders above them)."""
     bare = line.strip().rstrip(",.!;:-–— ").strip()
-    return len(bare) <= 30 and " ".join(bare.lower().split()) in SIGN_OFFS
+    if len(bare) > SIGNED_LONGEST:
+        return False
+    if " ".join(bare.lower().split()) in SIGN_OFFS:
+        return True
+    named = _NAMED.fullmatch(bare)  # "Thanks, Bob", "Cheers - Alice Martin" (players31)
+    return named is not None and " ".join(named.group(1).lower().split()) in SIGN_OFFS
+
+
+SIGNED_LONGEST = 50  # characters of a sign-off line, its name included, at most
+#: A sign-off and the writer's name on one line: "Thanks, Bob", "Cheers - Alice", "Best regards, A. Martin"; the name
+#: one to three words, each starting with a capital, no digit.  "Thanks, Bob" was a remark: an order under it was
+#: read (or refused, the mail with it) where under "Thanks," / "Bob" it is the signature's, set aside and told.
+_NAMED = re.compile(
+    r"([^\W\d_][^,\-–—!\d]{0,30}?)\s*+[,\-–—]\s*+[A-ZÀ-Þ][^\W\d_]{0,20}+\.?(?:\s+[A-ZÀ-Þ][\w'’.\-]{0,20}+){0,2}"
+)

@@ -332,6 +332,8 @@ NOTES = tuple(
         r" body, one order a line: [^\n]{1,400}",  # `pbem.orders.elsewhere.subject_note`
         _Q + r" was not read: it is inside a forwarded message \(under " + _Q + r"\), and pbem reads only what you"
         r" write above it\. If it is your order, send it as a line of your own: [^\n]{1,400}",  # `forwarded_note`
+        r'Your earlier message "[^\n]{0,200}" sent \d{4}-\d\d-\d\d \d\d:\d\d UTC was applied and stands: a later mail does'
+        r" not change orders applied\.",  # `pbem.app.earlier.note` (players31)
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
