@@ -182,8 +182,7 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
         return ex
     problems = list(ex.problems)
     legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
-    if ex.subject_word and (send := _alone(eng, state, player, ex.subject_word, legal)):  # "Re: [pbem g1] PASS"
-        problems.append(subject_note(ex.subject_word, send))  # a title unless the engine takes it alone (players31)
+    problems += _subject_told(eng, state, player, ex, legal)  # "Re: [pbem g1] PASS" beside the body's orders
     told: set[str] = set()
     for k, (typed, order) in enumerate(ex.seeming):
         note = seeming_note(typed, order)
@@ -200,6 +199,13 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     problems += _near_told(eng, state, player, tried, legal, problems)
     problems += _chosen_told(eng, state, player, chose, legal, problems)
     return replace(ex, problems=problems)
+
+
+def _subject_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted, legal: dict[str, str]) -> list[str]:
+    """The note on an order word alone in the subject beside the body's orders (`Extracted.subject_word`): a title
+    ("[pbem g1] Tribute") unless the engine takes it alone now and the body says something else (players31)."""
+    send = _alone(eng, state, player, ex.subject_word, legal) if ex.subject_word else ""
+    return [subject_note(ex.subject_word, send)] if send and send.upper() not in {o.upper() for o in ex.orders} else []
 
 
 def _near_told(

@@ -139,8 +139,7 @@ def footer_marked(line: str, known: set[str]) -> bool:
 #: Amphitheatre Pkwy").  Such a line under a command alone was refused on its first appearance (players31).
 _ADDRESS = re.compile(
     r"\d{1,5}[a-z]?+,\s*+(?:\d{4,5}\s++)?+[A-ZÀ-Þ][^\W\d_]{2,}|(?<!\d)\d{4,5}\s++[A-ZÀ-Þ][^\W\d_]{2,}"
-    r"|(?:str|strasse|straße|pkwy|blvd|ave|rd|st|ln|dr|rue|via|platz|weg|gasse|allee|plaza|parkway)\b\.?\s*+\d",
-    re.IGNORECASE,
+    r"|(?i:str|strasse|straße|platz|weg|gasse|allee|\b(?:pkwy|blvd|ave|rd|st|ln|dr|rue|via|plaza|parkway))\b\.?\s*+\d",
 )
 _STREET_END = re.compile(r"\b(?:str|pkwy|blvd|ave|parkway|boulevard|lane|drive|strasse|straße|platz)\.?\s*+$", re.I)
 
