@@ -1,18 +1,17 @@
 """Moderator commands on a running game: extend, pause, resume, replace, abandon, new code, start.
 
-Each is decided by a pure `decide_*` function (a `GameError` of one sentence when it cannot be done) and applied
-in one transaction: a `ControlAction` row and, where players should know, a public "moderator" event in the
-history and a notice (one template per command, outbox purpose `NEWS`) or a report.  Nothing is edited in place:
-a new deadline, a new seat row, a new code hash.  The moderator event's `data` holds every fact its text states
-(issue 13): `action`, `deadline` (ISO 8601) and `step` for extend and resume, `player` (the seat) and `newcomer`
-for replace (`pbem.app.say`: `text` for say); docs/export.schema.json (`moderator_data`) says which."""
+Each is decided by a pure `decide_*` function (a one-sentence `GameError` when it cannot be done) and applied in one
+transaction: a `ControlAction` row and, where players should know, a public "moderator" event and a notice (a template
+per command, purpose `NEWS`) or a report.  Nothing is edited in place.  The event's `data` holds every fact its text
+states (issue 13; docs/export.schema.json, `moderator_data`): `action`, `deadline` and `step` for extend and resume,
+`player` and `newcomer` for replace, `text` for say (`pbem.app.say`); extend's `row` is `listing.in_a_row` (months6)."""
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
 
-from pbem.app import views
+from pbem.app import upkeep, views
 from pbem.app.clock import TOLERANCE
 from pbem.app.decision import (
     MODERATOR_SEAT,
@@ -69,7 +68,7 @@ def announce(
 
 
 def decide_extend(
-    loaded: store.Loaded, control: str, dl_step: str | None, due: datetime | None, by: timedelta
+    loaded: store.Loaded, control: str, dl_step: str | None, due: datetime | None, by: timedelta, row: listing.Row = ()
 ) -> Decision:
     check_open(loaded, control, allow_paused=True)
     if dl_step is None or due is None:
@@ -78,7 +77,8 @@ def decide_extend(
         raise GameError(f"extending by {by} changes nothing: extend by at least 1m")
     new_due = due + by
     text = f"The moderator extended the deadline to {_stamp(new_due)}."
-    told = announce(loaded, "extend", text, str(by), facts=_deadline(dl_step, new_due), due=_stamp(new_due))
+    ctx = {"due": _stamp(new_due), "again": upkeep.in_a_row(row, dl_step, due)}
+    told = announce(loaded, "extend", text, str(by), None, _deadline(dl_step, new_due), **ctx)
     return Decision(game=loaded.game.name, effects=[NewDeadline(dl_step, new_due, f"extended by {by}"), *told])
 
 
@@ -239,7 +239,7 @@ class Command:
 def extend(home: Home, name: str, by: timedelta, when: datetime) -> datetime:
     with home.units() as s:
         c = Command(s, name)
-        d = decide_extend(c.loaded, c.control, c.step, c.due, by)
+        d = decide_extend(c.loaded, c.control, c.step, c.due, by, listing.in_a_row(s, c.gid))
         c.apply(home.policy, d, when)
         assert c.due is not None
         return c.due + by

@@ -119,7 +119,7 @@ def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0)
 
 def _extend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     by = extension(line.args[0])
-    d = decide_extend(c.loaded, c.control, c.step, c.due, by)
+    d = decide_extend(c.loaded, c.control, c.step, c.due, by, listing.in_a_row(c.s, c.gid))
     assert c.due is not None
     return d, f"the deadline is now {stamp(c.due + by)}"
 

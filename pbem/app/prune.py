@@ -63,3 +63,25 @@ def said(p: Pruned, older_than: str, dry_run: bool) -> list[str]:
     else:
         advice = "PostgreSQL reuses the space after autovacuum; VACUUM FULL outbox gives it back to the disk (it locks the table)"
     return [head, advice]
+
+
+def vacuumed(home: Home, seconds: float) -> str:
+    """`pbem prune --vacuum`: the SQLite file's free pages given back to the disk (VACUUM), with the poll lock held so
+    no poll writes meanwhile, within `seconds`; what it did.  Raises `Busy` when a poll holds the lock."""
+    from pbem.app.polllock import Lock
+
+    file = sqlite_file(home.cfg.database_url)
+    if file is None:
+        return "PostgreSQL: nothing to vacuum here; VACUUM FULL outbox gives its space back (it locks the table)"
+    lock = Lock(home.cfg.home, home.cfg.poll_deadline)
+    if lock.take() is not None:
+        raise Busy("a pbem poll is running on this home: nothing was vacuumed; run pbem prune --vacuum again later")
+    try:
+        before, after = pruning.vacuum(file, seconds)
+    finally:
+        lock.close()
+    return f"VACUUM: {file} went from {before / 1e6:.1f} MB to {after / 1e6:.1f} MB (the poll lock was held)"
+
+
+class Busy(Exception):
+    """The poll lock is held by a running poll."""

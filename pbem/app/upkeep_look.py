@@ -79,7 +79,7 @@ def backup_made(url: str) -> tuple[datetime | None, str]:
 
 def facts(home: Home, now: datetime) -> upkeep.Facts:
     from pbem.record import private
-    from pbem.record.upkeep import extended, prunable
+    from pbem.record.upkeep import extended, free_pages, prunable
 
     cfg = home.cfg
     keys = {name: t for name in KEY_FILES if (t := _mtime(cfg.home / name)) is not None}
@@ -99,11 +99,12 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
     except OSError:
         free = None
     at, folder = backup_made(cfg.database_url)
+    lim = cfg.upkeep
     with home.units() as s:
-        stretched = tuple(
-            upkeep.Stretch(e.game, e.times, e.first_due, e.due) for e in extended(s, upkeep.EXTENDED_TIMES)
-        )
-        ended = prunable(s, now - upkeep.PRUNE_AFTER)
+        times = extended(s, lim.extended_times) if lim.extended_times else []
+        stretched = tuple(upkeep.Stretch(e.game, e.times, e.first_due, e.due) for e in times)
+        ended = prunable(s, now - lim.prune_after)
+        unused = free_pages(s) if db is not None else 0
     return upkeep.Facts(
         now=now,
         home_since=min(made, default=None),
@@ -117,6 +118,8 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         free=free,
         prunable=(ended.games, ended.mails, ended.bytes),
         extended=stretched,
+        free_pages=unused,
+        limits=lim,
     )
 
 

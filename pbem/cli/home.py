@@ -4,11 +4,15 @@ checking its mail, and the moderator code that moderator mail carries (issue 28)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from pbem.cli.common import _cfg, _home, app, checked, fail, need_folder, trail
 from pbem.home import config as config_mod
+
+if TYPE_CHECKING:
+    from pbem.home.app import Home
 
 moderator_app = typer.Typer(help="The moderator's own settings: the moderator code.", no_args_is_help=True)
 app.add_typer(moderator_app, name="moderator")
@@ -179,11 +183,19 @@ def prune(
         "30d", "--older-than", help="Only games over or abandoned at least this long ago, e.g. 30d or 12w."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count what would be dropped; change nothing."),
+    vacuum: bool = typer.Option(
+        False,
+        "--vacuum",
+        help="Then give the SQLite file's free pages back to the disk (VACUUM), with the poll lock held, within 8/10 "
+        "of [limits] command_deadline; needs as much free space as the file takes.",
+    ),
 ) -> None:
     """Drop the text of the mails sent in games over or abandoned long ago: each keeps its Message-ID, recipient and
     SHA-256; the record of play, the mail read, `pbem export` and `pbem verify` (--mail too) are untouched.
+    With --vacuum, then VACUUM the SQLite file (what `pbem upgrade` and earlier prunes left free); exit 3 when a
+    poll holds the lock or the deadline passed (the file is then as it was).
 
-    Example: pbem --config ~/pbem/pbem.toml prune --older-than 30d
+    Example: pbem --config ~/pbem/pbem.toml prune --older-than 30d --vacuum
     """
     from pbem.app.prune import prune as dropped
     from pbem.app.prune import said
@@ -197,10 +209,24 @@ def prune(
     now = checked(home)
     done_now = dropped(home, span, now, dry_run=dry_run)
     lines = said(done_now, older_than, dry_run)
+    if vacuum and not dry_run:
+        lines = [lines[0], _vacuum(home)]
     for line in lines:
         typer.echo(line)
     if not dry_run:
-        trail(lines[0])
+        trail(" ".join(lines[:2]) if vacuum else lines[0])
+
+
+def _vacuum(home: Home) -> str:
+    import sqlite3
+
+    from pbem.app.prune import Busy, vacuumed
+    from pbem.cli.backup import SHARE
+
+    try:
+        return vacuumed(home, SHARE * home.cfg.command_deadline)
+    except (Busy, TimeoutError, sqlite3.Error, OSError) as exc:
+        fail(f"VACUUM: {exc}", 3)
 
 
 @app.command("move-record")

@@ -125,6 +125,23 @@ class SmtpConfig(MailConfig):
     connections: int = 1  # SMTP connections sending at once (for servers that accept more)
 
 
+@dataclass(frozen=True)
+class Upkeep:
+    """[upkeep]: past these the moderator is told about the home (`pbem.app.upkeep`; README "What pbem tells you
+    about the home itself").  A size, count or duration of 0 turns its notice off (`backup_late = "0h"`: a home
+    backed up by cp, rsync or restic, which pbem cannot see)."""
+
+    backup_late: timedelta = timedelta(hours=36)  # the newest `pbem backup` (nightly, with 12 hours of slack)
+    database_size: int = 1 << 30  # pbem.db: 28 MB a month for 8 games
+    free_pages: int = 25  # percent of an SQLite file that is free pages (after `pbem upgrade` or `pbem prune`)
+    maildir_size: int = 1 << 30  # each Maildir folder (sent, processed, rejected) ...
+    maildir_mails: int = 100_000  # ... or this many mails in it
+    cron_log_size: int = 8 << 20  # cron/pbem-poll starts cron.log anew past 8 MiB
+    disk_free: int = 1 << 30  # free on the home's file system (or twice the database, if more)
+    prune_after: timedelta = timedelta(days=30)  # games ended this long whose sent mail keeps its text
+    extended_times: int = 3  # a step's deadline extended this many times in a row
+
+
 @dataclass
 class Config:
     path: Path
@@ -155,6 +172,7 @@ class Config:
     publish_title: str = "pbem games"  # [publish] title: the index page's title
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
+    upkeep: Upkeep = field(default_factory=Upkeep)  # [upkeep]: the limits the home's look tells past
 
     @property
     def home(self) -> Path:
@@ -224,8 +242,9 @@ def _check_command(v: Any) -> list[str]:
 
 # the spaces after the number taken whole (`\s*+`): split between it and the last `\s*`, a run of spaces before a
 # character that fails cost its square (tests/reliability/test_costs3_regexes.py, config no longer left out)
-_SIZE = re.compile(r"^\s*(\d+)\s*+(B|KB|KiB|MB|MiB)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+)\s*+(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
+_SIZE_UNITS |= {"gb": 1000**3, "gib": 1024**3, "tb": 1000**4, "tib": 1024**4}
 
 
 #: The most a count of seconds or of connections may be: past it a timer cannot be set (a value past the platform's
@@ -263,6 +282,30 @@ def _check_size(v: Any) -> int:
     if size is not None and 1024 <= size <= MOST_STORED:
         return size
     raise ValueError('must be a size from 1 KiB to 64 MiB: a number of bytes or a string such as "256 KiB" or "4 MiB"')
+
+
+MOST_LIMIT = 1 << 50  # [upkeep] sizes: a PiB (a number past it is a typo, not a disk)
+
+
+def _size_of(v: Any) -> int | None:
+    m = _SIZE.match(v) if isinstance(v, str) and len(v) <= 100 else None
+    if m:
+        return int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()]
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _check_limit(v: Any) -> int:
+    """An [upkeep] size: bytes, or a string such as "1 GiB" or "8 MiB"; 0 turns its notice off."""
+    size = _size_of(v)
+    if size is not None and 0 <= size <= MOST_LIMIT:
+        return size
+    raise ValueError('must be a size: a number of bytes or a string such as "1 GiB" or "8 MiB" (0: never told)')
+
+
+def _check_percent(v: Any) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 100:
+        return v
+    raise ValueError("must be a whole number of percent, from 0 (never told) to 100")
 
 
 def _check_authserv_id(v: Any) -> str:
@@ -339,6 +382,17 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
     "publish": {"dir": _check_str, "title": _check_str},
     "limits": {"command_deadline": _check_upto(MOST_COMMAND_SECONDS, "seconds: a week")},
+    "upkeep": {
+        "backup_late": _check_duration,
+        "database_size": _check_limit,
+        "free_pages": _check_percent,
+        "maildir_size": _check_limit,
+        "maildir_mails": _check_count,
+        "cron_log_size": _check_limit,
+        "disk_free": _check_limit,
+        "prune_after": _check_duration,
+        "extended_times": _check_count,
+    },
 }
 
 
@@ -478,6 +532,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.poll_deadline = mail.get("poll_deadline", cfg.poll_deadline)
     cfg.press_per_day = mail.get("press_per_day", cfg.press_per_day)
     cfg.command_deadline = v.get("limits", {}).get("command_deadline", cfg.command_deadline)
+    cfg.upkeep = Upkeep(**v.get("upkeep", {}))
     cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
     cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
     cfg.reminders = games.get("reminders", cfg.reminders)

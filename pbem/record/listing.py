@@ -142,3 +142,35 @@ def resigned(s: Session, game_id: int) -> dict[str, datetime]:
         if (when := last.get(player)) is not None and when >= since:
             out[player] = when
     return out
+
+
+_D = models.Deadline.__table__.c  # type: ignore[attr-defined]
+LOOKED_BACK = 64  # deadline rows of a game read, newest first: past that many extensions the count says "64"
+Row = tuple[()] | tuple[str | None, int, datetime | None, datetime | None]
+
+
+def in_a_row(s: Session, game_id: int) -> Row:
+    """The game's newest deadline row's step, how many of its newest rows in a row are extensions of that step (at
+    most `LOOKED_BACK`), when that step was first due before them, and when it is due now."""
+    rows = (
+        s.connection()
+        .execute(
+            core_select(_D.step, _D.due_at, _D.reason)
+            .where(_D.game_id == game_id)
+            .order_by(_D.id.desc())
+            .limit(LOOKED_BACK)
+        )
+        .all()
+    )
+    if not rows:
+        return None, 0, None, None
+    step, due = str(rows[0][0]), aware(rows[0][1])
+    times, first = 0, due
+    for row_step, row_due, reason in rows:
+        if str(row_step) != step:
+            break
+        first = aware(row_due)
+        if not str(reason).startswith("extended"):
+            break
+        times += 1
+    return step, times, first, due

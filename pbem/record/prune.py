@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
@@ -119,3 +120,27 @@ def prune_sent(s: Session, game_id: int, when: datetime) -> tuple[int, int]:
             conn.execute(_O.update().where(c.id == mid).values(digest=hashlib.sha256(data).hexdigest(), pruned_at=when))
             mails, dropped = mails + 1, dropped + len(data)
         after = int(rows[-1][0])
+
+
+def vacuum(file: Path, seconds: float) -> tuple[int, int]:
+    """VACUUM the SQLite database `file` (the caller holds the poll lock): its bytes before and after.  Past
+    `seconds` SQLite is interrupted (a progress handler) and the file is left as it was: VACUUM is one transaction.
+    Raises TimeoutError then, sqlite3.Error for a database that cannot be vacuumed (busy, or a disk too full for the
+    copy VACUUM writes)."""
+    import sqlite3
+    import time
+
+    before = file.stat().st_size
+    end = time.monotonic() + seconds
+    conn = sqlite3.connect(file, timeout=min(30.0, max(seconds, 0.1)), isolation_level=None)
+    try:
+        conn.set_progress_handler(lambda: int(time.monotonic() > end), 10_000)
+        try:
+            conn.execute("VACUUM")
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc).lower():
+                raise TimeoutError(f"VACUUM stopped after {seconds:.0f} s; the file is as it was") from None
+            raise
+    finally:
+        conn.close()
+    return before, file.stat().st_size

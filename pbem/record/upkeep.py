@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from pbem.record import models
+from pbem.record.listing import in_a_row
 from pbem.record.prune import ended_before, unpruned
-from pbem.record.store import aware
 
 _D = models.Deadline.__table__.c  # type: ignore[attr-defined]
 _G = models.Game.__table__.c  # type: ignore[attr-defined]
@@ -51,23 +51,24 @@ def extended(s: Session, least: int) -> list[Extended]:
     ).all()
     out: list[Extended] = []
     for gid, name in games:
-        rows = conn.execute(
-            select(_D.step, _D.due_at, _D.reason).where(_D.game_id == gid).order_by(_D.id.desc()).limit(LOOKED_BACK)
-        ).all()
-        if not rows:
+        row = in_a_row(s, gid)
+        if not row:
             continue
-        step, due = str(rows[0][0]), aware(rows[0][1])
-        times, first = 0, due
-        for row_step, row_due, reason in rows:
-            if str(row_step) != step:
-                break
-            first = aware(row_due)
-            if not str(reason).startswith("extended"):
-                break
-            times += 1
-        if times >= least and due is not None and first is not None:
+        step, times, first, due = row
+        if times >= least and step is not None and due is not None and first is not None:
             out.append(Extended(str(name), step, times, first, due))
     return out
+
+
+def free_pages(s: Session) -> int:
+    """Bytes of an SQLite database's free pages (its freelist: what `pbem upgrade` and `pbem prune` left, reused
+    for new rows but never given back to the disk without VACUUM); 0 on PostgreSQL."""
+    conn = s.connection()
+    if conn.dialect.name != "sqlite":
+        return 0
+    pages = conn.exec_driver_sql("PRAGMA freelist_count").scalar() or 0
+    size = conn.exec_driver_sql("PRAGMA page_size").scalar() or 0
+    return int(pages) * int(size)
 
 
 @dataclass(frozen=True)
