@@ -58,7 +58,7 @@ def said(p: Pruned, older_than: str, dry_run: bool) -> list[str]:
     if p.sqlite is not None:
         advice = (
             "the database file keeps its size: SQLite reuses the freed pages for new mail.  To give them back to the "
-            f"disk now, with cron stopped and as much free space as the file takes: sqlite3 {p.sqlite} 'VACUUM;'"
+            f"disk now ({p.sqlite}; as much free space as the file takes): pbem prune --vacuum, which holds the poll lock"
         )
     else:
         advice = "PostgreSQL reuses the space after autovacuum; VACUUM FULL outbox gives it back to the disk (it locks the table)"

@@ -101,6 +101,11 @@ def _ago(now: datetime, then: datetime) -> str:
     return f"{hours:.0f} hours" if hours < 48 else f"{hours / 24:.0f} days"
 
 
+def span(d: timedelta) -> str:
+    """A duration of pbem.toml as the notices say it: days when whole, else hours."""
+    return f"{d.days} days" if d == timedelta(days=d.days) else f"{d / timedelta(hours=1):g} hours"
+
+
 def _backups(f: Facts) -> list[Condition]:
     out: list[Condition] = []
     where = str(PurePath(f.backup_folder).parent) if f.backup_folder else "/backups/pbem"
@@ -166,10 +171,13 @@ def conditions(f: Facts) -> list[Condition]:
     out = _backups(f) + _sizes(f)
     games, mails, size = f.prunable
     if games and size >= PRUNE_BYTES:
-        text = f"{games} game(s) ended over {f.limits.prune_after.days} days ago keep the text of {mails:,} sent mail(s), {_mb(size)}"
-        act = "pbem prune --older-than 30d (--dry-run counts first; cron/crontab can run it nightly)"
+        text = f"{games} game(s) ended {span(f.limits.prune_after)} ago or more keep the text of {mails:,} sent mail(s), {_mb(size)}"
+        older = span(f.limits.prune_after).replace(" days", "d").replace(" hours", "h")
+        act = f"pbem prune --older-than {older} (--dry-run counts first; cron/crontab can run it nightly)"
         out.append(Condition("prune_due", "prune_due", text, act))
-    for s in f.extended:
+    for s in f.extended if f.limits.extended_times else ():
+        if s.times < f.limits.extended_times:
+            continue
         text = (
             f"game {s.game}: this step's deadline was extended {s.times} times in a row (first due "
             f"{s.first_due:%Y-%m-%d %H:%M}, now {s.due:%Y-%m-%d %H:%M} UTC)"
