@@ -155,7 +155,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "code_misused": dict(game_name="hh1", sender="carol@players.test"),
     "control_abandon": dict(game_name="hh1"),
-    "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
+    "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC", again=""),
+    "control_extend_again": dict(  # months6: the third extension of a step in a row says so
+        game_name="hh1", due="2026-01-10 12:00 UTC", again="3 times in a row; it was first due 2026-01-07 12:00 UTC"
+    ),
     "away_ack": dict(
         game_name="hh1",
         subject_in="[pbem hh1] away",
@@ -653,6 +656,7 @@ CONTEXTS["reminder_join_older"] = CONTEXTS["reminder_join"] | dict(
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
+    "control_extend_again": "control_extend",
     "ack_none": "ack",
     "ack_press": "ack",
     "ack_closed": "ack",

@@ -124,6 +124,7 @@ ASKS = {
     "code_misused": "If you did not give your code away, ask the moderator for a new one",
     "control_abandon": "no further orders will be accepted",
     "control_extend": "Nothing else is needed from you",
+    "control_extend_again": "Nothing else is needed from you",
     "control_held": "Nothing else is needed from you",
     "control_outage": "Nothing else is needed from you",
     "control_pause": "Nothing is needed from you now",

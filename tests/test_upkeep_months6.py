@@ -33,6 +33,8 @@ import random
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -309,11 +311,14 @@ def test_players_hear_a_steps_third_extension_in_a_row(tmp_path: Path, monkeypat
 # --------------------------------------------------------------------------- 4. free pages, and --vacuum
 
 
+HOLD = """import sys; from pbem.app.polllock import Lock
+lock = Lock(sys.argv[1], 900); assert lock.take() is None; print("held", flush=True); sys.stdin.read(); lock.close()"""
+
+
 def test_free_pages_are_told_and_prune_vacuum_gives_them_back_under_the_lock(tmp_path: Path, monkeypatch) -> None:
     from typer.testing import CliRunner
 
     from pbem.app import upkeep
-    from pbem.app.polllock import Lock
     from pbem.app.upkeep_look import facts
     from pbem.cli import app
     from pbem.home.app import Home
@@ -332,12 +337,14 @@ def test_free_pages_are_told_and_prune_vacuum_gives_them_back_under_the_lock(tmp
     assert found.free_pages >= 20 * MIB
     told = [c for c in upkeep.conditions(found) if c.kind == "free_pages"]
     assert told and "pbem prune --vacuum" in told[0].act
-    lock = Lock(cfg.home, cfg.poll_deadline)  # a poll running: the vacuum waits for none and changes nothing
-    assert lock.take() is None
+    holder = subprocess.Popen(  # a poll running (a pbem process holding the lock): the vacuum changes nothing
+        [sys.executable, "-c", HOLD, str(cfg.home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         busy = CliRunner().invoke(app, ["--config", str(cfg.path), "prune", "--vacuum"])
     finally:
-        lock.close()
+        holder.communicate("", timeout=60)
     assert busy.exit_code == 3 and "poll is running" in busy.output, busy.output
     assert db.stat().st_size > 20 * MIB
     done = CliRunner().invoke(app, ["--config", str(cfg.path), "prune", "--vacuum"])
@@ -353,7 +360,7 @@ def test_vacuum_past_its_deadline_leaves_the_file_as_it_was(tmp_path: Path) -> N
     db = tmp_path / "x.db"
     with sqlite3.connect(db) as c:
         c.execute("CREATE TABLE t (b BLOB)")
-        c.executemany("INSERT INTO t VALUES (?)", [(os.urandom(1 << 16),)] * 64)
+        c.executemany("INSERT INTO t VALUES (?)", [(os.urandom(100),) for _ in range(20_000)])
         c.commit()
         c.execute("DELETE FROM t WHERE rowid % 2 = 0")
         c.commit()

@@ -137,6 +137,7 @@ def vacuum(file: Path, seconds: float) -> tuple[int, int]:
         conn.set_progress_handler(lambda: int(time.monotonic() > end), 10_000)
         try:
             conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # a WAL file: the shorter file written back now
         except sqlite3.OperationalError as exc:
             if "interrupt" in str(exc).lower():
                 raise TimeoutError(f"VACUUM stopped after {seconds:.0f} s; the file is as it was") from None

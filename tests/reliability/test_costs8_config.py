@@ -40,6 +40,15 @@ COMPARED = {
     ("games", "replies_per_hour"),
     ("games", "silent_deadlines"),  # compared with a count of deadlines (`pbem.app.silence`)
     ("smtp", "max_attempts"),
+    # months6: the home's upkeep limits, compared with a file's bytes, a folder's mails, a percent, a count of
+    # extensions (`pbem.app.upkeep.conditions`); never a timer, a read or a thread
+    ("upkeep", "database_size"),
+    ("upkeep", "free_pages"),
+    ("upkeep", "maildir_size"),
+    ("upkeep", "maildir_mails"),
+    ("upkeep", "cron_log_size"),
+    ("upkeep", "disk_free"),
+    ("upkeep", "extended_times"),
 }
 
 
