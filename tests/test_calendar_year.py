@@ -22,7 +22,8 @@ a clock behind the newest time the record has seen by over 5 minutes changes not
 
 Of 60 runs (`PBEM_CALENDAR_CASES=60`, 6 simulated days each: 10 of each calendar), 0 fail on 8aa88d6c and 0 on
 this branch: UTC deadlines are indifferent to the zone and its changes, and the outage and clock rules hold as the
-README says (figures in the report).  The suite runs 2 runs of 2 days (`SAMPLE`, `PBEM_CALENDAR_DAYS`).
+README says (figures in the report).  The suite runs 2 runs of 2 days (`SAMPLE`, `PBEM_CALENDAR_DAYS`): 1.7 s at a load of 15 (`python3 -m pytest
+tests/test_calendar_year.py --durations=5 -n 0`); the 60 runs took 469 s on 8aa88d6c and 608 s here.
 """
 
 from __future__ import annotations

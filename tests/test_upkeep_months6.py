@@ -23,7 +23,8 @@
    `pbem prune --vacuum` gives them back under the poll lock (refused, exit 3, while a poll holds it); on
    8aa88d6c nothing was told and `--vacuum` was no option.
 
-Cost: `python3 -m pytest tests/test_upkeep_months6.py --durations=5 -n 0` (figures in the report).
+Cost: 9.9 s for the file at a load of 15 (the cp run 4.0 s; `python3 -m pytest tests/test_upkeep_months6.py
+--durations=5 -n 0`).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def outside(tmp_path: Path, monkeypatch, seed: int, days: int, off: bool) -> lis
 @pytest.mark.parametrize("seed", range(CASES))
 def test_a_home_backed_up_by_cp_is_told_once_how_to_silence_it(tmp_path: Path, monkeypatch, seed: int) -> None:
     wrong = outside(tmp_path / "told", monkeypatch, seed, DAYS, off=False)
-    wrong += outside(tmp_path / "off", monkeypatch, seed, DAYS, off=True)
+    wrong += outside(tmp_path / "off", monkeypatch, seed, max(1, DAYS // 2), off=True)  # told at the first look, if
     if tally := os.environ.get("PBEM_MONTHS6_TALLY"):
         with open(tally, "a") as f:
             f.write(f"outside {seed} {len(wrong)} {wrong}\n")

@@ -118,7 +118,7 @@ def _narrow_private_files(cfg: config_mod.Config) -> list[str]:
 def check() -> None:
     """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.  Then the
     home's upkeep: a `note` line for each thing that needs you now (no backup or an old one, a key file no backup
-    holds, a disk filling, a size past its limit, mail to prune, a deadline extended again and again) with the
+    holds, a disk filling, a size past its limit, free pages of pbem.db, mail to prune, a deadline extended again and again) with the
     command that acts on it, and each key file's last change.
 
     Exit codes: 0 a poll would work; 1 a check failed (its line says what to change);
