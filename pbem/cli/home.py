@@ -209,12 +209,14 @@ def prune(
     now = checked(home)
     done_now = dropped(home, span, now, dry_run=dry_run)
     lines = said(done_now, older_than, dry_run)
-    if vacuum and not dry_run:
-        lines = [lines[0], _vacuum(home)]
-    for line in lines:
+    for line in lines[:1] if vacuum and not dry_run else lines:  # what was pruned, said before any VACUUM fails
         typer.echo(line)
     if not dry_run:
-        trail(" ".join(lines[:2]) if vacuum else lines[0])
+        trail(lines[0])
+    if vacuum and not dry_run:
+        line = _vacuum(home)
+        typer.echo(line)
+        trail(line)
 
 
 def _vacuum(home: Home) -> str:
