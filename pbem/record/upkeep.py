@@ -19,8 +19,6 @@ _D = models.Deadline.__table__.c  # type: ignore[attr-defined]
 _G = models.Game.__table__.c  # type: ignore[attr-defined]
 _DUE = models.Due.__table__.c  # type: ignore[attr-defined]
 
-LOOKED_BACK = 64  # deadline rows of a game read, newest first: past that many extensions the count says "64"
-
 
 @dataclass(frozen=True)
 class Extended:
