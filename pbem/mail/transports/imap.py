@@ -137,6 +137,10 @@ def _client_class() -> Any:
     return Client
 
 
+#: what the sizes' FETCH asks besides, and the key of its answer: each message's Message-ID, which its body's must be
+#: (`ImapInbox._not_its_own`)
+_SAID = "BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"
+_SAID_KEY = b"BODY[HEADER.FIELDS (MESSAGE-ID)]"
 MAX_BATCH_BYTES = 16 * 1024 * 1024  # message bytes fetched in one command (issue 26)
 MAX_MESSAGE = 4 * 1024 * 1024 + 1  # bytes fetched of one message: one more than pbem keeps of any
 MAX_LITERAL = MAX_MESSAGE + 64 * 1024  # one literal read from the server: a message's bytes asked, and some slack
@@ -227,6 +231,7 @@ class ImapInbox(Filing):
         self.window, self.most = window, most
         self.more = False  # the last `fetch` left mail unread: `most` messages were read (`pbem.app.budgets`)
         self.arrivals = Arrivals()  # the server's arrival dates of what `fetch` saw (`pbem.app.arrivals`)
+        self.mismatched: list[int] = []  # UIDs whose FETCH answered another message (`_not_its_own`)
         if connect:
             self._connect()
 
@@ -551,12 +556,13 @@ class ImapInbox(Filing):
         """One chunk's messages, in groups of at most `MAX_BATCH_BYTES`."""
         if chunk:
             with self._errors("fetch sizes"):  # and when each arrived, by the server's clock (`Arrivals`)
-                answer = self._client.fetch(chunk, ["RFC822.SIZE", "INTERNALDATE"])
+                answer = self._client.fetch(chunk, ["RFC822.SIZE", "INTERNALDATE", _SAID])
             sizes = {u: int(v.get(b"RFC822.SIZE", 0)) for u, v in answer.items()}
+            said = {u: _message_id(bytes(v[_SAID_KEY])) for u, v in answer.items() if _SAID_KEY in v}
             for u, v in answer.items():
                 self.arrivals.saw(u, v.get(b"INTERNALDATE"))
             for group in _by_size([u for u in chunk if u in sizes], sizes, self.max_message):
-                yield list(self._fetch_group(group, sizes, validity))
+                yield list(self._fetch_group(group, sizes, validity, said))
 
     def _take_pending(self) -> dict[bool, list[int]]:
         taken, self._pending = self._pending, {True: [], False: []}
@@ -577,7 +583,9 @@ class ImapInbox(Filing):
             return fn()
         return wire.submit(fn).result()
 
-    def _fetch_group(self, group: list[int], sizes: dict[int, int], validity: int | None) -> Iterator[Incoming]:
+    def _fetch_group(
+        self, group: list[int], sizes: dict[int, int], validity: int | None, said: dict[int, str | None]
+    ) -> Iterator[Incoming]:
         cut = [u for u in group if sizes[u] > self.max_message]
         data: dict[int, Any] = {}
         with self._errors("fetch"):
@@ -595,9 +603,26 @@ class ImapInbox(Filing):
                 continue
             key = f"{validity}:{uid}"
             message_id = _message_id(raw)
+            if message_id and said.get(uid) and said[uid] != message_id:
+                self._not_its_own(uid)
+                continue
             if message_id:
                 self._message_ids[key] = message_id
             yield Incoming(key, bytes(raw))
+
+    def _not_its_own(self, uid: int) -> None:
+        """The server's answer for `uid` holds another message than its sizes' answer said (a FETCH answered under
+        other UIDs than asked, or under none, keyed by its sequence number: costs25).  Read, it would be recorded
+        under `uid` and the message `uid` really is filed unread: it stays in the inbox, for the next run."""
+        self.mismatched.append(uid)
+        log.warning(
+            "IMAP %s:%s answered a FETCH of UID %d with another message (its Message-ID is not the one the server "
+            "gave for that UID): left in the inbox, read again by the next run; if this repeats, the server "
+            "misnumbers its answers (see its log)",
+            self.host,
+            self.port,
+            uid,
+        )
 
     def settle(self, key: str, accepted: bool) -> None:
         """File the message named by ``key`` in the processed or rejected folder (during `fetch`: with its batch)."""
