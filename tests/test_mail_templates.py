@@ -29,6 +29,7 @@ NOT_ABOUT_A_GAME = {
     "home_upkeep",
     "inbox_left",
     "inbox_left_kept",
+    "inbox_misnumbered",
     "message_failed",
     "poll_overrun",
     "games_list",
@@ -229,6 +230,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "inbox_left_kept": dict(  # a server whose EXPUNGE answers OK and keeps the messages
         inbox="INBOX", unflagged=0, flagged=3, store_refusal="", expunge_refusal="", folders="Done or Junk"
     ),
+    "inbox_misnumbered": dict(server="IMAP imap.example.test:993", count=2, inbox="INBOX"),
     "poll_overrun": dict(
         reason="the poll passed its deadline of 900 s after reading 40 message(s); what it finished is filed, the "
         "rest stays in the inbox for the next run ([mail] poll_deadline)",

@@ -166,6 +166,7 @@ ASKS_MODERATOR = {
     "code_misuse_alert": "If Bob did not give the code away, give them a new one",
     "inbox_left": "To clear them:",
     "inbox_left_kept": "To clear them:",
+    "inbox_misnumbered": "Nothing is needed now",
     "join_missing": "To go on, give the seat of each player who has not joined to someone else",
     "join_missing_many": "To go on, give the seat of each player who has not joined to someone else",
     "message_failed": "answer the sender yourself",

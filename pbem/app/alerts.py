@@ -69,6 +69,11 @@ def message_failed(home: Home, sender: str, subject: str, message_id: str, error
     return queue_alert(home, "message_failed", ctx, (f"{when:%Y-%m-%d}",), when)
 
 
+def inbox_misnumbered(home: Home, ctx: dict[str, Any], when: datetime) -> bool:
+    """The IMAP server answered a FETCH with another message than asked (costs25): once a day."""
+    return queue_alert(home, "inbox_misnumbered", ctx, (f"{when:%Y-%m-%d}",), when)
+
+
 def inbox_left(home: Home, ctx: dict[str, Any], when: datetime) -> bool:
     """Mail pbem filed is left in the inbox (a server without MOVE refused STORE or EXPUNGE): once a day."""
     return queue_alert(home, "inbox_left", ctx, (f"{when:%Y-%m-%d}",), when)

@@ -38,7 +38,10 @@ UNREAD_NOTE = (
 def unread_left(inbox: object, summary: Any) -> bool:
     """True when the inbox stopped at its own budget of messages a run (IMAP: `MOST_A_RUN`, costs21) with mail
     left unread, said once in `summary`: the next runs read the rest, oldest first, and until one has read it all
-    its deadlines wait as those of a run stopped at its deadline do (`UNREAD_HOLD`)."""
+    its deadlines wait as those of a run stopped at its deadline do (`UNREAD_HOLD`).  So do a run's whose server
+    answered a FETCH with another message than asked (`ImapInbox.mismatched`: left in the inbox, unread)."""
+    if getattr(inbox, "mismatched", None):  # left unread, as the budget leaves mail (costs25; told by `filing.tell`)
+        return True
     if not getattr(inbox, "more", False):
         return False
     note = (

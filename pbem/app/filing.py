@@ -53,8 +53,9 @@ def tell(home: Home, inbox: Inbox, when: datetime, tidy: bool = True) -> str:
     if tidy:
         inbox.tidy()
     left = inbox.left()
-    if not left:
-        return ""
+    misnumbered = _misnumbered(home, left.misnumbered, when)
+    if not (left.unflagged or left.flagged):
+        return misnumbered
     imap = home.cfg.imap
     note = describe(left, imap.folder, imap.processed_folder, imap.rejected_folder)
     ctx = {
@@ -67,6 +68,23 @@ def tell(home: Home, inbox: Inbox, when: datetime, tidy: bool = True) -> str:
     }
     if alerts.inbox_left(home, ctx, when):
         log.warning("%s", note)
+        return "; ".join(n for n in (note, misnumbered) if n)
+    log.info("%s (the moderator was told today)", note)
+    return misnumbered
+
+
+def _misnumbered(home: Home, count_: int, when: datetime) -> str:
+    """The server answered `count_` FETCHes with other messages than asked (each left in the inbox, unread: the
+    log names them): the moderator's alert, once a day; the note when it was queued now."""
+    if not count_:
+        return ""
+    imap = home.cfg.imap
+    server = f"IMAP {imap.host}:{imap.port}"
+    note = (
+        f"{server} answered pbem's FETCH of {count(count_, 'message')} with another message than asked; pbem read "
+        f"none of them: they stay in {imap.folder!r} for the next run (if this repeats, see the server's log)"
+    )
+    if alerts.inbox_misnumbered(home, {"server": server, "count": count_, "inbox": imap.folder}, when):
         return note
     log.info("%s (the moderator was told today)", note)
     return ""

@@ -71,7 +71,8 @@ def remember(home: Home, box: object, started: datetime) -> None:
     transports), for the idle check and the server's clock (`pbem.app.arrivals`)."""
     from pbem.record import marks
 
-    if getattr(box, "more", False):  # mail left unread (the inbox's budget of a run): the next run is not idle
+    if getattr(box, "more", False) or getattr(box, "mismatched", None):  # mail left unread (the inbox's budget of a
+        # run, or a FETCH the server answered with another message: costs25): the next run is not idle
         marks.remember(home.cfg.database_url, IMAP_MARK, "")
         return
     mark = getattr(box, "mark", None)

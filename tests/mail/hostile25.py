@@ -99,7 +99,9 @@ def smtp_cases() -> list[str]:
 
 
 def cases() -> list[str]:
-    return imap_cases() + smtp_cases()
+    from tests.mail.hostile25_pg_dns import dns_cases, pg_cases
+
+    return imap_cases() + smtp_cases() + pg_cases() + dns_cases()
 
 
 # ---- the scripted servers ---------------------------------------------------------------------------------------
@@ -292,9 +294,10 @@ class Imap(Server):
                 verb, args = b"UID " + args[0].upper(), args[1:]
             answer, step, selected = self._answer(tag, verb, args, selected)
             how = self._at(step)
-            if how is not None and self._broken(conn, how, answer, tag):
+            if how is None:
+                conn.sendall(answer)
+            elif self._broken(conn, how, answer, tag):
                 return
-            conn.sendall(answer)
             if verb == b"LOGOUT":
                 return
 
@@ -374,7 +377,7 @@ class Imap(Server):
             for u in asked:
                 n = uids.index(u) + 1
                 raw = f.mails[u]
-                head = re.search(rb"(?im)^message-id:[^\r\n]*\r\n", raw)
+                head = re.search(rb"(?im)^message-id:[^\r\n]*\r?\n", raw)
                 part = (head.group(0) if head else b"") + b"\r\n"
                 said = b" BODY[HEADER.FIELDS (MESSAGE-ID)] {%d}\r\n%s" % (len(part), part)
                 if b"RFC822.SIZE" in items:
@@ -388,7 +391,7 @@ class Imap(Server):
                     out += b"* %d FETCH (UID %d%s)\r\n" % (n, u, said)
                 else:
                     out += b"* %d FETCH (UID %d BODY[]<0> {%d}\r\n%s)\r\n" % (n, u, len(raw), raw)
-            step = "FETCH-SIZES" if b"RFC822.SIZE" in items else "FETCH-BODY"
+            step = "FETCH-SIZES" if b"RFC822.SIZE" in items else "FETCH-BODY" if b"BODY.PEEK[]" in items else "FETCH"
             return out + ok, step
         if verb in (b"UID MOVE", b"UID COPY"):
             asked = sorted(_uid_set(args[0].decode(), top) & set(uids))
@@ -409,7 +412,8 @@ class Imap(Server):
         return tag + b" BAD unknown command\r\n", verb.decode()
 
     def _broken(self, conn: socket.socket, how: str, answer: bytes, tag: bytes) -> bool:
-        """Answer as `how` says instead of `answer`; True when the connection is done with."""
+        """Answer as `how` says instead of `answer`; True when the connection is done with (False: the session
+        lives on, the answer given)."""
         if how == "drip":
             self.drip(conn, answer)
             return True
@@ -818,7 +822,10 @@ def check_smtp(case: str) -> str:
 
 
 def check(case: str) -> str:
-    return check_imap(case) if case.startswith("imap") else check_smtp(case)
+    from tests.mail.hostile25_pg_dns import check_dns, check_pg
+
+    protocol = case.split(" ", 1)[0]
+    return {"imap": check_imap, "smtp": check_smtp, "pg": check_pg, "dns": check_dns}[protocol](case)
 
 
 def run_all(chosen: list[str], out: Any = sys.stdout) -> int:

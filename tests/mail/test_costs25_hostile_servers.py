@@ -49,3 +49,62 @@ def test_the_sample_is_of_the_generator() -> None:
 def test_a_hostile_server_ends_the_run_by_its_deadline_and_loses_nothing(case: str) -> None:
     why = hostile25.check(case)
     assert not why, f"{case}: {why}"
+
+
+def _home(tmp_path, imap_port: int, smtp_port: int):  # type: ignore[no-untyped-def]
+    """A home of one game (`sweep24.home`) reading the scripted IMAP server and sending through the SMTP one."""
+    from tests.reliability import sweep24
+
+    cfg = sweep24.home(tmp_path)
+    text = cfg.read_text().replace('transport = "maildir"', 'transport = "imap"')
+    text = text.replace("[mail]", f"[mail]\npoll_deadline = {int(hostile25.DEADLINE) + 3}", 1)
+    for section, port in (("imap", imap_port), ("smtp", smtp_port)):
+        text += (
+            f'\n[{section}]\nhost = "127.0.0.1"\nport = {port}\nssl = false\nstarttls = false\n'
+            'username = "moderator@pbem.test"\npassword_env = "PBEM_COSTS25_PW"\n'
+        )
+    cfg.write_text(text)
+    return cfg
+
+
+def _rows(cfg, sql: str) -> list[tuple]:  # type: ignore[no-untyped-def]
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(cfg.parent / "pbem.db")) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_a_poll_whose_server_misnumbers_a_fetch_reads_the_mail_next_run_once_and_tells_the_moderator_once(
+    tmp_path, monkeypatch
+) -> None:
+    """The whole `pbem poll` over the case "imap FETCH-BODY no-uid": the players' mails the server answered under
+    another's UID are left unread (not recorded, their deadlines held), the note says so, and the moderator's alert
+    is queued once; the next poll (the server answering right) records each mail once, and no second alert."""
+    from tests.reliability import sweep24
+
+    monkeypatch.setenv("PBEM_COSTS25_PW", "hostile-pw-25")
+    who = [f"{p} <{a}>" for p, a in sweep24.PLAYERS]
+    raws = [
+        sweep24.mail(who[i % 3], sweep24.signed(f"STATUS\n\n(question {i})", sweep24.PLAYERS[i % 3][0])).as_bytes()
+        for i in range(4)
+    ]
+    imap, smtp = hostile25.Imap(raws, ("FETCH-BODY", "no-uid")), hostile25.Smtp()
+    try:
+        cfg = _home(tmp_path, imap.port, smtp.port)
+        first = sweep24._cli(cfg, "poll")
+        assert first.exit_code == 0, first.output[-1500:]
+        assert "answered pbem's FETCH of" in first.output, first.output[-1500:]
+        read_first = _rows(cfg, "SELECT count(*) FROM inbound_messages")[0][0]
+        imap.fault = None
+        second = sweep24._cli(cfg, "poll")
+        assert second.exit_code == 0, second.output[-1500:]
+        assert "answered pbem's FETCH of" not in second.output
+    finally:
+        imap.close()
+        smtp.close()
+    ids = [r[0] for r in _rows(cfg, "SELECT message_id FROM inbound_messages")]
+    assert read_first < len(raws) and sorted(ids) == sorted(set(ids)) and len(ids) == len(raws), (read_first, ids)
+    alerts = _rows(cfg, "SELECT count(*) FROM outbox WHERE purpose = 'alert'")[0][0]
+    assert alerts == 1, f"{alerts} alerts queued"
+    assert not imap.folders["INBOX"].mails and len(imap.filed) == len(raws), imap.filed

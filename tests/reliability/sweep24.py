@@ -24,6 +24,7 @@ import mailbox
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,7 +37,20 @@ OVER = 20.0  # x16 against x1, lines or bytes (the brief's "more than about 20x"
 STEEP = 8.0  # what x4 to x16 adds against what x1 to x4 added (linear 4, square 16)
 SIZES = (1, 4, 16)
 FLAT = 1.5  # x16 against x4 where both are past the input's cap
-NOISE = 0.25  # a growth from x1 to x16 of less than this part of x1 is too little to read its shape from
+NOISE = (
+    0.25  # costs24's gate: a growth from x1 to x16 of less than this part of x1 is too little to read its shape from
+)
+#: costs25's gates, over no floor: a growth of fewer lines or bytes than these from x1 to the largest size read is too
+#: little to read a shape from (costs24's quarter of x1 took in the run's fixed part, about 1.07 MB and 40,000 lines
+#: for a command that opens a home: a square input of 1 KB at x1, 16 KB at x4 and 256 KB at x16 read as no growth)
+NOISE_LINES = 2_000
+NOISE_BYTES = 64 * 1024
+SIZE_NAMES = ("x1", "x4", "x16", "x64", "x256")
+LARGEST = 256  # the largest size read (x256)
+#: (lines, own bytes): a pair under both at x16 (then at x64) is read at the next size too in the full sweep
+#: (`measure(larger=True)`): a steep curve whose linear part is larger at x16 shows past it
+#: (the second bound stays at 1,000,000 lines: a pair read at x256 from 1,000,000 at x64 costs some 3 minutes)
+SMALL = ((1_000_000, 4 * 1024 * 1024), (1_000_000, 16 * 1024 * 1024))
 
 PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
 CODES = {"Alice": "AAAA-2222", "Bob": "BBBB-3333", "Carol": "CCCC-4444"}
@@ -559,50 +573,110 @@ SAMPLE = ("poll / one mail of 8N order lines",)
 
 @dataclass
 class Reading:
+    """A pair's lines and peak bytes at x1, x4, x16 (and, where asked, x64 and x256: `measure`)."""
+
     case: Case
     lines: tuple[int, ...]
     held: tuple[int, ...]
 
     @staticmethod
-    def over(got: tuple[int, ...]) -> str:
-        """Why `got` (the cost at x1, x4, x16 and, once a steep growth asked for it, x64) is flagged, or ""."""
+    def over(got: tuple[int, ...], noise: int = 0) -> str:
+        """Why `got` (the cost at x1, x4, x16 and, where read, x64 and x256: each 4 times the last) is flagged, or "".
+
+        x16 over `OVER` times x1; or the part that grows steeper than linear in two windows running: what one
+        size to the next adds more than `STEEP` times what the size before added (linear 4, a square 16), then
+        again from the next size (a step at one size, a cache filled or a batch begun, does not go on).  `noise`:
+        a growth from x1 to the largest size of no more than this is too little to read a shape from (0: the
+        costs24 gate, a quarter of x1, which takes in the run's fixed part: `own_floor`)."""
         small, large = got[0], got[2]
         if large > OVER * max(small, 1):
             return f"x16 {large / max(small, 1):.1f} times x1"
-        for a, b, c, at in ((got[0], got[1], got[2], "x4 to x16"), (*got[1:4], "x16 to x64"))[: len(got) - 2]:
-            added, more = b - a, c - b
-            if not (c - small > NOISE * small and added > 0.05 * small and more > STEEP * added):
-                return ""  # within linear here; a step at x16 (a cache, a batch) that does not go on is no growth
-            why = f"{at} added {more / added:.1f} times what the size before added"
-        return why
+        gate = noise or NOISE * small
+        if got[-1] - small <= gate:
+            return ""
+        steep = []
+        for i in range(len(got) - 2):
+            added, more = got[i + 1] - got[i], got[i + 2] - got[i + 1]
+            least = max(noise // 64, 1) if noise else 0.05 * small  # what x1 to x4 must add to read a slope from
+            steep.append(more > STEEP * max(added, least) and (noise or added > least))
+        for i in range(len(steep) - 1):
+            if steep[i] and steep[i + 1]:
+                at = SIZE_NAMES[i + 1 : i + 4]
+                g = got[i : i + 4]
+                return (
+                    f"{at[0]} to {at[1]} added {(g[2] - g[1]) / max(g[1] - g[0], 1):.1f} times what the size before "
+                    f"added, {at[1]} to {at[2]} {(g[3] - g[2]) / max(g[2] - g[1], 1):.1f} times"
+                )
+        return ""
 
-    def steep(self) -> set[str]:
-        """The measures whose growth is steep at x16 and not yet confirmed at x64."""
-        return {m for m, got in (("lines", self.lines), ("bytes", self.held)) if len(got) == 3 and self.over(got)}
+    def steep(self, noise: bool = True) -> set[str]:
+        """The measures whose last window is steep and not yet confirmed by a size more."""
+        out = set()
+        for m, got, gate in (("lines", self.lines, NOISE_LINES), ("bytes", self.held, NOISE_BYTES)):
+            if len(got) >= 3 and not self.over(got, gate if noise else 0):
+                a, b, c = got[-3:]
+                grew = got[-1] - got[0] > (gate if noise else NOISE * got[0])
+                least = max(gate // 64, 1) if noise else 0.05 * got[0]
+                if grew and c - b > STEEP * max(b - a, least):
+                    out.add(m)
+        return out
 
-    @property
-    def flags(self) -> list[str]:
+    def small(self) -> set[str]:
+        """The measures still small at the largest size read (`SMALL`): a steep curve may not show yet.  None once
+        the lines are not (a size more would cost minutes)."""
+        lines_most, bytes_most = SMALL[len(self.lines) - 3] if len(self.lines) - 3 < len(SMALL) else (0, 0)
+        if self.lines[-1] >= lines_most:  # (the lines are the run's cost in time: past them, no size more is read)
+            return set()
+        return {"lines"} | ({"bytes"} if self.held[-1] - own_floor(self.held) < bytes_most else set())
+
+    def flags_by(self, noise: bool) -> list[str]:
+        """The flags; `noise` False: as costs24 read them (x1 to x16, the gate a quarter of x1, floor and all)."""
+        lines, held = (self.lines, self.held) if noise else (self.lines[:4], self.held[:4])
         out = []
         if self.case.capped and self.lines[2] > FLAT * self.lines[1]:
             out.append(f"uncapped: lines x16 {self.lines[2] / self.lines[1]:.1f} times x4, both past the cap")
-        if why := self.over(self.lines):
+        if why := self.over(lines, NOISE_LINES if noise else 0):
             out.append(f"lines: {why}")
-        if why := self.over(self.held):
+        if why := self.over(held, NOISE_BYTES if noise else 0):
             out.append(f"bytes: {why}")
         return out
+
+    @property
+    def flags(self) -> list[str]:
+        return self.flags_by(True)
 
     def __str__(self) -> str:
         lines = " / ".join(f"{x:,}" for x in self.lines)
         held = " / ".join(f"{x:,}" for x in self.held)
+        floor = own_floor(self.held)
+        own = " / ".join(f"{x - floor:,}" for x in self.held)
+        ratio = (self.held[2] - floor) / max(self.held[0] - floor, 1)
         flags = "; ".join(self.flags)
         mark = "FLAG " if flags else "     "
-        return f"{mark}{self.case.name}: lines {lines}; bytes {held}{'  <- ' + flags if flags else ''}"
+        was = (
+            ""
+            if bool(self.flags_by(False)) == bool(flags)
+            else f"  (costs24's reading: {'; '.join(self.flags_by(False)) or 'not flagged'})"
+        )
+        return (
+            f"{mark}{self.case.name}: lines {lines}; bytes {held} (its own {own}: x16 {ratio:.1f} times x1)"
+            f"{'  <- ' + flags if flags else ''}{was}"
+        )
 
 
-def measure(case: Case, root: Path, sizes: tuple[int, ...] = SIZES) -> Reading:
-    """The case's lines and peak bytes at each size, each run on a home of its own; a growth steep at x16 (and
-    no more than `OVER` times x1) is read at x64 too: a square's goes on, a step's (a cache filled, a batch
-    begun) does not."""
+def own_floor(held: tuple[int, ...]) -> int:
+    """The bytes a run holds at its peak whatever its input (about 1.07 MB for a command that opens a home:
+    SQLAlchemy's engine and its first statements): x1 less what one x1 of input holds, read as linear from x1 to x4
+    (a third of what x1 to x4 added).  `held` less it is the input's own part, so that an input of 100 KB at x1 and
+    1.6 MB at x16 reads 16 times, not 2.5 (1.17 MB and 2.67 MB with the floor)."""
+    return max(0, held[0] - max(0, held[1] - held[0]) // 3)
+
+
+def measure(case: Case, root: Path, sizes: tuple[int, ...] = SIZES, *, larger: bool = False) -> Reading:
+    """The case's lines and peak bytes at each size, each run on a home of its own; a growth steep at the largest
+    size read is read at a size 4 times more (x64, then x256), to tell a square's (it goes on) from a step's (a
+    cache filled, a batch begun: it does not).  `larger` (the full sweep): a pair still small at x16 (`SMALL`) is
+    read at x64 and x256 too, where a steep curve's square part passes its linear part."""
     from tests.growth import held, steps
 
     lines, peak = [], []
@@ -613,12 +687,13 @@ def measure(case: Case, root: Path, sizes: tuple[int, ...] = SIZES) -> Reading:
         lines.append(steps(case.make(folder / "l", k * case.unit)))
         peak.append(held(case.make(folder / "h", k * case.unit)))
     got = Reading(case, tuple(lines), tuple(peak))
-    again = got.steep()
-    folder = Path(tempfile.mkdtemp(prefix="k64-", dir=root))
-    if "lines" in again and not got.lines[2] > OVER * max(got.lines[0], 1):
-        got.lines += (steps(case.make(folder / "l", 4 * sizes[-1] * case.unit)),)
-    if "bytes" in again and not got.held[2] > OVER * max(got.held[0], 1):
-        got.held += (held(case.make(folder / "h", 4 * sizes[-1] * case.unit)),)
+    k = sizes[-1]
+    while k < LARGEST and (again := got.steep() | got.steep(noise=False) | (got.small() if larger else set())):
+        k *= 4
+        folder = Path(tempfile.mkdtemp(prefix=f"k{k}-", dir=root))
+        if "lines" in again or "bytes" in again:  # (both read at every size: the table's columns stay aligned)
+            got.lines += (steps(case.make(folder / "l", k * case.unit)),)
+            got.held += (held(case.make(folder / "h", k * case.unit)),)
     return got
 
 
@@ -627,19 +702,28 @@ def by_name(name: str) -> Case:
 
 
 def main(argv: list[str]) -> int:
+    """`--quick`: x1, x4 and x16 only (and a size more where a growth is steep), as costs24's sweep."""
+    larger = "--quick" not in argv
+    argv = [a for a in argv if a != "--quick"]
     chosen = [c for c in CASES if not argv or any(a in c.name for a in argv)]
-    flagged = 0
+    flagged = was = 0
     with tempfile.TemporaryDirectory(prefix="sweep24-") as tmp:
         for case in chosen:
+            began = time.monotonic()
             try:
-                got = measure(case, Path(tmp))
+                got = measure(case, Path(tmp), larger=larger)
             except AssertionError as exc:
                 print(f"FAIL {case.name}: {str(exc)[:600]}", flush=True)
                 flagged += 1
+                was += 1
                 continue
             flagged += bool(got.flags)
-            print(got, flush=True)
-    print(f"{flagged} of {len(chosen)} pairs flagged", flush=True)
+            was += bool(got.flags_by(False))
+            print(f"{got} [{time.monotonic() - began:.0f} s]", flush=True)
+    print(
+        f"{flagged} of {len(chosen)} pairs flagged ({was} as costs24 read them: x1 to x16, a quarter of x1 its gate)",
+        flush=True,
+    )
     return 1 if flagged else 0
 
 

@@ -231,7 +231,6 @@ class ImapInbox(Filing):
         self.window, self.most = window, most
         self.more = False  # the last `fetch` left mail unread: `most` messages were read (`pbem.app.budgets`)
         self.arrivals = Arrivals()  # the server's arrival dates of what `fetch` saw (`pbem.app.arrivals`)
-        self.mismatched: list[int] = []  # UIDs whose FETCH answered another message (`_not_its_own`)
         if connect:
             self._connect()
 

@@ -89,6 +89,7 @@ class Filing:
         self._candidates: list[int] = []  # the ledger's, sorted, as `fetch` began (`_recall_start`)
         self._flagged: set[int] = set()  # flagged \Deleted, the server refused to expunge (or kept) them
         self._refusals: dict[str, str] = {}  # "store", "expunge": the server's last refusal
+        self.mismatched: list[int] = []  # UIDs whose FETCH answered another message (`ImapInbox._not_its_own`)
 
     def _move(self, uids: list[int], accepted: bool) -> None:
         """File `uids`; a server that refuses (NO: over quota, a locked folder ...) does not stop reading:
@@ -214,7 +215,11 @@ class Filing:
     def left(self) -> Left:
         """What the server keeps in the inbox of what pbem filed, as this run last saw it."""
         return Left(
-            len(self._copied), len(self._flagged), self._refusals.get("store", ""), self._refusals.get("expunge", "")
+            len(self._copied),
+            len(self._flagged),
+            self._refusals.get("store", ""),
+            self._refusals.get("expunge", ""),
+            len(self.mismatched),
         )
 
     def _held(self) -> set[int]:

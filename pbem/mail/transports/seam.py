@@ -125,9 +125,11 @@ class Left:
     flagged: int = 0
     store_refusal: str = ""
     expunge_refusal: str = ""
+    #: messages the server answered a FETCH of with another message (costs25): not read, left for the next run
+    misnumbered: int = 0
 
     def __bool__(self) -> bool:
-        return bool(self.unflagged or self.flagged)
+        return bool(self.unflagged or self.flagged or self.misnumbered)
 
 
 @runtime_checkable
