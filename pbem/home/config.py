@@ -224,6 +224,17 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
 
 
 MAX_ADDRESS = 254  # characters of an address (RFC 5321's path of 256, less its angle brackets)
+#: characters of the moderator's display name: it heads every mail pbem sends (the From) and every report, so a name
+#: of 100,000 characters (`pbem init --name`, or pbem.toml) went whole into every From header and every mail (costs25)
+MAX_NAME = 200
+
+
+def _check_name(v: Any) -> str:
+    if isinstance(v, str) and len(v) <= MAX_NAME:
+        return v
+    if isinstance(v, str):
+        raise ValueError(f"is {len(v):,} characters long; a display name is at most {MAX_NAME}")
+    raise ValueError("must be a quoted string")
 
 
 def _check_address(v: Any) -> str:
@@ -350,7 +361,7 @@ _MAIL_KEYS = {
 }
 
 SCHEMA: dict[str, dict[str, Any]] = {
-    "moderator": {"address": _check_address, "name": _check_str},
+    "moderator": {"address": _check_address, "name": _check_name},
     "database": {"url": _check_str},
     "mail": {
         "transport": _choice(*TRANSPORTS),
