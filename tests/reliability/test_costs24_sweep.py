@@ -121,6 +121,11 @@ WAITS: dict[str, tuple[frozenset[str], str, str]] = {
         "tests/test_backup.py",
         "test_a_copy_past_its_deadline_stops_and_the_command_leaves_nothing",
     ),
+    "an IMAP, SMTP, PostgreSQL or DNS server that drips, floods, lies about a length, resets or stalls TLS at any step": (
+        _every_but("init", "rules", "verify", "demo"),
+        "tests/mail/test_costs25_hostile_servers.py",
+        "test_a_hostile_server_ends_the_run_by_its_deadline_and_loses_nothing",
+    ),
     "a FIFO among the inbox's messages": (
         frozenset({"poll"}),
         "tests/reliability/test_costs4_maildir.py",
