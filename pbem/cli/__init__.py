@@ -39,14 +39,14 @@ def _unusable(exc: Exception) -> str | None:
     that cannot be used (read-only, gone, locked past the busy timeout); None for anything else."""
     from sqlalchemy.exc import OperationalError
 
-    from pbem.record.db import DatabaseError, damage_of, unusable
+    from pbem.record.db import DatabaseError, broken_server, damage_of, unusable
     from pbem.record.sealing import Unsealable
 
     if isinstance(exc, (Unsealable, DatabaseError)):
         return str(exc)
     if damage_of(exc) is not None:
         return "damaged"
-    if isinstance(exc, OperationalError):
+    if isinstance(exc, OperationalError) or broken_server(exc):
         return unusable(exc)
     return None
 

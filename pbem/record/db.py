@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
@@ -652,6 +652,16 @@ def unusable(exc: DBAPIError) -> str:
     """The one line for a database that cannot be used, with the driver's first line of why (and, for a write the
     system refused, what to do)."""
     return f"the database could not be used: {str(exc.orig).splitlines()[0]}{_write_refused(exc.orig)}"
+
+
+def broken_server(exc: BaseException) -> TypeGuard[DBAPIError]:
+    """A PostgreSQL server (or what answers in its place) whose answer broke the protocol: psycopg's InternalError or
+    InterfaceError ("received 2 results from command 'BEGIN'", from an answer of garbage or an endless message),
+    which every command met as a traceback (costs25, `tests.mail.hostile25_pg_dns`); SQLite's own are pbem's bugs."""
+    from sqlalchemy.exc import InterfaceError, InternalError
+
+    orig = getattr(exc, "orig", None)
+    return isinstance(exc, InternalError | InterfaceError) and type(orig).__module__.split(".")[0] == "psycopg"
 
 
 _IOERR, _FULL = 10, 13  # SQLite's primary result codes of a write the system refused

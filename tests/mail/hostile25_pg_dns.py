@@ -168,8 +168,6 @@ def check_pg(case: str) -> str:
     try:
 
         def run() -> str:
-            from sqlalchemy.exc import OperationalError
-
             from pbem.cli import _unusable
             from pbem.record import db
 
@@ -180,8 +178,10 @@ def check_pg(case: str) -> str:
             try:
                 with db.transaction(f"postgresql+psycopg://pbem:hostile-pw@127.0.0.1:{server.port}/pbem"):
                     pass
-            except OperationalError as exc:
+            except Exception as exc:  # what `pbem.cli.main` makes of it: one line, or a traceback (None)
                 line = _unusable(exc)
+                if line is None:
+                    return f"a traceback: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
                 spent = time.monotonic() - t0
                 problems = []
                 if spent > 2 * PG_WAIT + SLACK:  # (the connect timeout, then the answer deadline at most)

@@ -110,3 +110,29 @@ def test_a_poll_whose_server_misnumbers_a_fetch_reads_the_mail_next_run_once_and
     alerts = _rows(cfg, "SELECT count(*) FROM outbox WHERE purpose = 'alert'")[0][0]
     assert alerts == 1, f"{alerts} alerts queued"
     assert not imap.folders["INBOX"].mails and len(imap.filed) == len(raws), imap.filed
+
+
+def test_a_postgresql_server_answering_garbage_mid_statement_ends_a_command_in_one_line(monkeypatch) -> None:
+    """The case "pg statement garbage" in this process: psycopg's InternalError ("received 2 results from command
+    'BEGIN'") was a traceback out of every command on 8aa88d6c (as "pg statement endless"); now the one line a
+    command says of a database it cannot use (`pbem.cli._unusable`, `db.broken_server`), exit 3."""
+    from pbem.cli import _unusable
+    from pbem.record import db
+    from tests.mail.hostile25_pg_dns import PG_WAIT, Postgres
+
+    monkeypatch.setattr(db, "PG_CONNECT_TIMEOUT", PG_WAIT)
+    monkeypatch.setattr(db, "PG_ANSWER_DEADLINE", float(PG_WAIT))
+    db.engine_for.cache_clear()
+    server = Postgres("statement", "garbage")
+    try:
+        with (
+            pytest.raises(Exception) as err,
+            db.transaction(f"postgresql+psycopg://pbem:pw-25@127.0.0.1:{server.port}/pbem"),
+        ):
+            pass
+    finally:
+        server.close()
+        db.engine_for.cache_clear()
+    line = _unusable(err.value)
+    assert line is not None and line.startswith("the database could not be used: ") and "\n" not in line, err.value
+    assert "pw-25" not in line

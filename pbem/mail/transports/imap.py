@@ -557,7 +557,7 @@ class ImapInbox(Filing):
             with self._errors("fetch sizes"):  # and when each arrived, by the server's clock (`Arrivals`)
                 answer = self._client.fetch(chunk, ["RFC822.SIZE", "INTERNALDATE", _SAID])
             sizes = {u: int(v.get(b"RFC822.SIZE", 0)) for u, v in answer.items()}
-            said = {u: _message_id(bytes(v[_SAID_KEY])) for u, v in answer.items() if _SAID_KEY in v}
+            said = {u: _message_id(bytes(x)) for u, v in answer.items() if isinstance(x := v.get(_SAID_KEY), bytes)}
             for u, v in answer.items():
                 self.arrivals.saw(u, v.get(b"INTERNALDATE"))
             for group in _by_size([u for u in chunk if u in sizes], sizes, self.max_message):
