@@ -654,7 +654,10 @@ class Reading:
         held = " / ".join(f"{x:,}" for x in self.held)
         floor = own_floor(self.held)
         own = " / ".join(f"{x - floor:,}" for x in self.held)
-        ratio = (self.held[2] - floor) / max(self.held[0] - floor, 1)
+        readable = self.held[0] > floor and self.held[2] - self.held[0] > NOISE_BYTES // 16
+        ratio = (
+            f"x16 {(self.held[2] - floor) / (self.held[0] - floor):.1f} times x1" if readable else "too little to read"
+        )
         flags = "; ".join(self.flags)
         mark = "FLAG " if flags else "     "
         was = (
@@ -663,7 +666,7 @@ class Reading:
             else f"  (costs24's reading: {'; '.join(self.flags_by(False)) or 'not flagged'})"
         )
         return (
-            f"{mark}{self.case.name}: lines {lines}; bytes {held} (its own {own}: x16 {ratio:.1f} times x1)"
+            f"{mark}{self.case.name}: lines {lines}; bytes {held} (its own {own}: {ratio})"
             f"{'  <- ' + flags if flags else ''}{was}"
         )
 
