@@ -20,6 +20,7 @@ in the inbox for the next run (`ImapInbox._not_its_own`, one warning line; the p
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -67,6 +68,14 @@ def _home(tmp_path, imap_port: int, smtp_port: int):  # type: ignore[no-untyped-
         )
     cfg.write_text(text)
     return cfg
+
+
+def _write(cfg, sql: str) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(cfg.parent / "pbem.db")) as con, con:
+        con.execute(sql)
 
 
 def _rows(cfg, sql: str) -> list[tuple]:  # type: ignore[no-untyped-def]
@@ -136,3 +145,73 @@ def test_a_postgresql_server_answering_garbage_mid_statement_ends_a_command_in_o
     line = _unusable(err.value)
     assert line is not None and line.startswith("the database could not be used: ") and "\n" not in line, err.value
     assert "pw-25" not in line
+
+
+#: Whole polls over a fault (then a clean poll): one case a class of what a poll does with the server's failure
+POLL_CASES = (
+    "imap FETCH-BODY endless-literal",
+    "imap MOVE reset",
+    "imap SELECT bye",
+    "imap SEARCH drip",
+    "smtp DOT 4xx",
+    "smtp DOT reset",
+    "smtp RCPT 5xx",
+    "smtp DATA drip",
+    "smtp QUIT reset",
+)
+
+
+def _polled(tmp_path, case: str) -> str:  # type: ignore[no-untyped-def]
+    """What went wrong in two polls of a home of one game, 3 players' mails in the inbox and one moderator's message
+    queued to each, the first poll over the fault: it ends in at most one `pbem:` line and no traceback; after the
+    second every mail is recorded once and filed once, and every mail queued is accepted once or given up on."""
+    from tests.reliability import sweep24
+
+    protocol, step, how = case.split(" ")
+    who = [f"{p} <{a}>" for p, a in sweep24.PLAYERS]
+    raws = [
+        sweep24.mail(who[i], sweep24.signed(f"STATUS\n\n(question {i})", sweep24.PLAYERS[i][0])).as_bytes()
+        for i in range(3)
+    ]
+    imap = hostile25.Imap(raws, (step, how) if protocol == "imap" else None)
+    smtp = hostile25.Smtp((step, how) if protocol == "smtp" else None)
+    problems = []
+    try:
+        cfg = _home(tmp_path, imap.port, smtp.port)
+        sweep24._cli(cfg, "game", "say", sweep24.GAME, "Play on.")
+        first = sweep24._cli(cfg, "poll")  # (a traceback raises here)
+        said = [line for line in first.output.splitlines() if line.startswith("pbem: ")]
+        if len(said) > 1 or first.exit_code not in (0, 1, 3):
+            problems.append(f"the first poll: exit {first.exit_code}, {said}")
+        if not (imap.faulted.is_set() or smtp.faulted.is_set()):
+            problems.append("the fault was never met")
+        imap.fault = smtp.fault = None
+        for _ in range(2):  # the second with every retry due now (a mail refused for now waits its retry's time)
+            again = sweep24._cli(cfg, "poll")
+            if again.exit_code != 0:
+                problems.append(f"a clean poll: exit {again.exit_code}: {again.output[-300:]}")
+            _write(cfg, "UPDATE outbox SET next_attempt_at = '2000-01-01 00:00:00.000000' WHERE status = 'queued'")
+    finally:
+        imap.close()
+        smtp.close()
+    ids = [r[0] for r in _rows(cfg, "SELECT message_id FROM inbound_messages")]
+    if len(ids) != len(raws) or len(set(ids)) != len(ids):
+        problems.append(f"{len(ids)} mails recorded ({len(set(ids))} distinct) of {len(raws)}")
+    filed = [raw for _, _, raw in imap.filed]
+    if imap.folders["INBOX"].mails or sorted(filed) != sorted(raws):
+        problems.append(f"{len(imap.folders['INBOX'].mails)} left in the inbox, {len(filed)} filed")
+    sent = [m for raw in smtp.accepted for m in re.findall(rb"(?im)^Message-ID: *(<[^>]*>)", raw)[:1]]
+    if len(sent) != len(set(sent)):
+        problems.append(f"a mail accepted twice: {sorted(m for m in sent if sent.count(m) > 1)}")
+    left = _rows(cfg, "SELECT status, count(*) FROM outbox WHERE status NOT IN ('sent', 'failed') GROUP BY status")
+    if left:
+        problems.append(f"mail still to send after two clean polls: {left}")
+    return "; ".join(problems)
+
+
+@pytest.mark.skipif(not EVERY, reason="whole polls: PBEM_COSTS25_FULL=1 (the suite polls one case above)")
+@pytest.mark.parametrize("case", POLL_CASES)
+def test_a_poll_over_a_hostile_server_loses_nothing_and_sends_nothing_twice(tmp_path, monkeypatch, case: str) -> None:
+    monkeypatch.setenv("PBEM_COSTS25_PW", "hostile-pw-25")
+    why = _polled(tmp_path, case)
+    assert not why, f"{case}: {why}"
