@@ -5,16 +5,20 @@ Each case is one (command, input) pair: `make(folder, k)` builds a fresh moderat
 the command as typed, through typer's app in this process (`CliRunner`), so that `tests.growth.steps` counts every
 line it runs and `tests.growth.held` the bytes it holds at its peak (each read once: exact, whatever the load).
 A pair is *flagged* when x16 costs more than `OVER` times x1 (a linear cost with a fixed part reads under 16), or
-when the part that grows does more than linearly (x4 to x16 adds more than `STEEP` times what x1 to x4 added:
-linear 4, a square 16), or when a run ends in a traceback (an exception out of the command, not its refusal).
+when the part that grows does more than linearly in two windows running (what one size to the next adds is more than
+`STEEP` times what the size before added: linear 4, a square 16; the sizes read on to x64 and x256 while the last
+window is steep), or when a run ends in a traceback (an exception out of the command, not its refusal).  A growth is
+read from `NOISE_LINES` lines or `NOISE_BYTES` bytes up, over no floor (costs25: costs24 read none under a quarter of
+x1, whose 1.07 MB of a command's fixed part hid a square of 1 KB at x1); each line shows the input's own bytes
+(`own_floor`), and the full sweep reads a pair still `SMALL` at x16 at x64 and x256 too.
 
 `CASES` covers every command of typer's list (`tests.commands.cli_commands`): a command added later fails
 `test_every_command_has_a_case` until it is given one.  Each case names its input's cap: where the input is past
 its cap at x16 the run must refuse or set it aside (exit 0 to 3 and no traceback), and the cost stays bounded.
 
 The suite runs `SAMPLE` (a few cheap pairs); `PBEM_COSTS24_FULL=1` runs every pair, and
-`python3 -m tests.reliability.sweep24 [CASE...]` prints the table (each pair's lines and bytes at x1, x4 and x16,
-flagged pairs marked) and the number flagged.
+`python3 -m tests.reliability.sweep24 [--quick] [CASE...]` prints the table (each pair's lines and bytes at x1, x4 and
+x16, and the larger sizes read; flagged pairs marked) and the number flagged, and as costs24 read them.
 """
 
 from __future__ import annotations
