@@ -43,7 +43,7 @@ from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
 from pbem.record.rows import Seat
-from pbem.trust.asked import moved_to
+from pbem.trust.asked import address_key, moved_to
 
 if TYPE_CHECKING:
     from pbem.app.facts import Facts
@@ -124,8 +124,8 @@ def moved(loaded: store.Loaded, seat: Seat, new: str, moderator: str, by: str, w
     name, player, new = loaded.game.name, seat.player, new.lower()
     text = moved_text(player)
     data = {"action": "address", "player": player, "seat": seat.position, "by": by}
-    if word:
-        data["to"] = moved_to(name, word, new)
+    if word:  # keyed with the seed in a game that declares its bindings (fairness25)
+        data["to"] = moved_to(name, word, new, address_key(loaded.game.seed) if loaded.game.bindings else "")
     key = ("address", name, seat.position, loaded.event_seq + 1)
     told = {"game_name": name, "player": player, "old": seat.address, "new": new, "by": by}
     effects: list[Effect] = [

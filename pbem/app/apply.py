@@ -179,6 +179,7 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         seed_commitment=g.seed_commitment,
         insecure_seed=g.insecure_seed,
         legacy_events=0,
+        bindings=g.bindings,
         # signs every receipt of the game (issue 25, `pbem.trust.signing`); sealed: `pbem.record.sealing`
         signing_key=_sealed(signing.new_key(), g.name, w.policy.home),
         players_json=json.dumps(list(g.players)),

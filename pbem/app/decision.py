@@ -126,6 +126,7 @@ class NewGame:
     resolve: str
     state: dict[str, Any]
     step: str
+    bindings: int = 0  # the format mark the game declares (`pbem.trust.asked.BINDINGS`), signed in its header
 
 
 @dataclass(frozen=True)

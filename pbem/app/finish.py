@@ -116,6 +116,7 @@ def _new_game(g: NewGame, when: datetime) -> Loaded:
         seed_commitment=g.seed_commitment,
         insecure_seed=g.insecure_seed,
         legacy_events=0,
+        bindings=g.bindings,
         players_json=json.dumps(list(g.players)),
         options_json=json.dumps(g.options, sort_keys=True),
         deadline_seconds=g.deadline_seconds,

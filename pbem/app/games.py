@@ -42,6 +42,7 @@ from pbem.home.app import Home
 from pbem.record import listing, store
 from pbem.record.rows import Game
 from pbem.trust import deal as joining
+from pbem.trust.asked import BINDINGS
 from pbem.trust.codes import hash_code, new_code
 
 log = logging.getLogger("pbem.games")
@@ -122,6 +123,7 @@ def decide_new_game(spec: GameSpec, when: datetime, exists: bool) -> Decision:
         spec.resolve,
         state,
         step,
+        BINDINGS,
     )
     effects: list[Effect] = [game]
     for pos, (player, address) in enumerate(players):

@@ -137,11 +137,12 @@ def verify(
     as_player: str | None = typer.Option(
         None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
     ),
-    sent: Path | None = typer.Option(
-        None,
+    sent_folders: list[Path] = typer.Option(
+        [],
         "--sent",
         help="Also check the player's own Sent folder: every mail they sent about the game is in the export, "
-        "applied as written or refused with its reason, and no input of theirs comes from elsewhere.",
+        "applied as written or refused with its reason, and no input of theirs comes from elsewhere. Give it "
+        "once per folder when they wrote from two addresses (a seat moved with ADDRESS: both Sent folders).",
     ),
     legacy: bool = typer.Option(
         False,
@@ -172,7 +173,10 @@ def verify(
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
+    boxes = {folder: _read_folder(folder) for folder in [*mail, *sent_folders]}
+    sent = sent_folders[0] if sent_folders else None
+    # the Sent folders as one: a mail in two of them (one client, two accounts) read once
+    sent_raws = list(dict.fromkeys(raw for folder in sent_folders for raw in boxes[folder]))
     parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
     _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
     # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
@@ -196,11 +200,11 @@ def verify(
         if mail:
             from pbem.trust.sent import written
 
-            wrote = written(doc, boxes[sent], read) if sent is not None and isinstance(doc, dict) else None
+            wrote = written(doc, sent_raws, read) if sent is not None and isinstance(doc, dict) else None
             mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player, wrote)
     if sent is not None:
         answers = _answers(doc, [parsed[f] for f in mail])
-        mail_ok = _verify_sent(doc, boxes[sent], as_player, read, bool(mail), answers) and mail_ok
+        mail_ok = _verify_sent(doc, sent_raws, as_player, read, bool(mail), answers) and mail_ok
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:

@@ -93,7 +93,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "over": over,
             "abandoned": abandoned,
             "insecure_seed": bool(game.insecure_seed),
-        },
+        }
+        | ({"bindings": game.bindings} if game.bindings else {}),
         "players": [
             {"name": p, "seat": i}
             | ({"holder": st.player} if st and st.player != p else {})  # the seat given since (walk8)

@@ -32,6 +32,9 @@ class Game(SQLModel, table=True):
     insecure_seed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
     # Events up to this seq were recorded before the chain existed (migration 0004): verified fact by fact.
     legacy_events: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # The bindings its entries carry, a format mark signed in every receipt's header (migration 0025,
+    # `pbem.trust.asked.BINDINGS`); 0 for a game made before.
+    bindings: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     # The game's Ed25519 signing key (32 bytes as hex, `pbem.trust.signing`): it signs every receipt; its public
     # half's fingerprint is in the invitation.  None for games created before migration 0012 (unsigned).
     signing_key: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # sealed (0013)

@@ -23,6 +23,7 @@ class Game:
     id: int | None = None
     insecure_seed: bool = False
     legacy_events: int = 0
+    bindings: int = 0  # the format mark (`pbem.trust.asked.BINDINGS`), 0 for a game made before fairness25
     signing_key: str | None = None
     options_json: str = "{}"
     deadline_seconds: int = 172800

@@ -27,18 +27,22 @@ address (`moved_to`: no address is published), which the player's ``ADDRESS`` li
 give; a press must go to the players its ``PRESS TO`` line names (`_to`), and its lines found in a mail's text rather
 than its block count only under such a line, in order, in a reply no other event took (`_written`); a `wait` event
 that names an absence as the player's own (``asked``, `pbem.app.absence.askers`) needs an ``AWAY`` line.  Entries of
-`BOUND_SINCE` or later without the word or the binding were not written by pbem.  Pure; linear in the mails and
-events (each mail read once; at most `PAIRS` squared hashes a move).
+a game that declares `BINDINGS` (its format mark, signed in every receipt's header) without the word, the binding
+or who set an absence were not written by pbem (fairness25: fairness24 required them by a date, `BOUND_SINCE`, that
+the moderator could date a game's entries before).  A move's binding is keyed with the seed (`address_key`) and
+checked from the ADDRESS CONFIRM the new address sent (`_confirmed`).  Pure; linear in the mails and events (each
+mail read once; at most `PAIRS` squared hashes a move).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import html
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbem.engine.base import RuleError
@@ -46,14 +50,16 @@ from pbem.engine.names import match_many
 from pbem.orders.away import MAX_DAYS
 from pbem.orders.extract import Extracted
 from pbem.orders.own_quotes import read_alone
+from pbem.trust import signing
 from pbem.trust import when_sent as when
 from pbem.trust.quote import clip
 
 #: The events that stand for a request of the player's, by action: (what the player must have sent, in words).
 ASKED = {
     "resign": "a line RESIGN with the six-digit word pbem mailed you to confirm it (a RESIGN alone only asks for it)",
-    "address": "a line ADDRESS with the new address (and, for a move since 2026-12-08, the line ADDRESS CONFIRM with "
-    "the word pbem mailed there, read in the hour before it: give the Sent folder of the new address too)",
+    "address": "the line ADDRESS CONFIRM with the word pbem mailed the new address, sent from there and read in "
+    "the hour before the move (give the Sent folder of the new address: --sent may be given once per folder; a move "
+    "that carries no binding, made before fairness24: a line ADDRESS with the new address, read in the 2 days before)",
     "press": "a press block (PRESS TO ...) with these very lines",
     "away": "a line AWAY (AWAY UNTIL <date> or AWAY <days>)",
 }
@@ -76,22 +82,37 @@ WROTE = {
     "as his)",
 }
 _TAG = re.compile(r"<[^<>]{0,2000}>")
-#: From this day on pbem writes into a player's `resign` entry the word that confirmed it (``word``) and into a move
-#: the player asked the binding of the new address (``to``, `moved_to`), each compared with the player's mails
-#: (fairness24).  An entry of that day or later without them was not written by pbem: the chain's times never go back,
-#: and a later entry of the same game fixes the day (`pbem.trust.resigns.SINCE` argues the same for resignations).
-BOUND_SINCE = datetime(2026, 12, 8, tzinfo=UTC)
+#: The format mark of a game made since fairness25 (`games.bindings`, the export's ``game.bindings``, signed in the
+#: header of every receipt: `pbem.trust.signing.header`): its player's `resign` entries name the word that confirmed
+#: them (``word``), its player's moves the keyed binding of the new address (``to``, `moved_to` with `address_key`),
+#: and its `wait` events who set each absence (``asked``); an entry without them was not written by pbem.  A game
+#: without the mark (made before) is checked by what its entries carry.  fairness24 required them of entries dated
+#: 2026-12-08 or later instead, and the moderator could date a game's entries before that day to escape them; the
+#: mark is the game's own, and one removed later no longer gives the header every player's mail was signed for.
+BINDINGS = 1
 #: How many ADDRESS lines and CONFIRM words of the player's, each, are tried against one move's binding (a hostile
 #: Sent folder makes no quadratic work: 64 * 64 hashes at most per move).
 PAIRS = 64
 
 
-def moved_to(game: str, word: str, address: str) -> str:
+def moved_to(game: str, word: str, address: str, key: str = "") -> str:
     """The binding of a move the player asked to `address` (``to`` of the `address` event, `pbem.app.addresses`):
-    SHA-256 of the game, the six-digit word that confirmed the move and the address, lower case.  The public export
-    still names no address; the word (never published, spent by the move) makes a guessed address cost 900,000
-    hashes to test, and the player, who typed both, can check it against their Sent folder (`unasked`)."""
-    return hashlib.sha256(f"pbem address|{game}|{word}|{address.strip().lower()}".encode()).hexdigest()
+    of the game, the six-digit word that confirmed the move and the address, lower case.  In a game that declares
+    `BINDINGS` it is an HMAC-SHA256 under `key` (`address_key`: derived from the seed, which the moderator committed
+    to before the game began and which is revealed at its end), so that nobody can test a guessed address while the
+    game runs, and after its end only at 900,000 HMACs a guess, as before; the player, who typed the word from the
+    address, checks it against their Sent folder once the seed is out (`unasked`).  Without `key` (a game made
+    before fairness25) it is SHA-256 of the same, which anyone could test at 900,000 hashes a guessed address."""
+    said = f"pbem address|{game}|{word}|{address.strip().lower()}".encode()
+    if key:
+        return hmac.new(bytes.fromhex(key), said, hashlib.sha256).hexdigest()
+    return hashlib.sha256(said).hexdigest()
+
+
+def address_key(seed: str) -> str:
+    """The key of a marked game's move bindings (`moved_to`): SHA-256 of a label and the seed, so committed to by
+    the seed commitment every invitation states, and known to all once the seed is revealed."""
+    return hashlib.sha256(f"pbem address key|{seed}".encode()).hexdigest()
 
 
 class Mail(Protocol):
@@ -171,7 +192,8 @@ def _action(e: dict[str, Any]) -> str:
 class _Asks:
     """The player's mails by what they ask: `left`, by key, the mails not yet matched to an event; `typed`, by the
     press key and Message-ID, the names each PRESS TO typed; the export's `received` times; the mails that answer
-    one of pbem's (`replies`); the players; who resigned."""
+    one of pbem's (`replies`); the players; who resigned; whether the game declares `BINDINGS` (`marked`) and the
+    key of its move bindings once its seed is out (`key`)."""
 
     left: dict[str, list[Mail]]
     typed: dict[tuple[str, str], list[list[str]]]
@@ -180,9 +202,12 @@ class _Asks:
     players: list[str]
     resigned: set[str]
     game: str = ""
+    marked: bool = False
+    key: str = ""
     used: set[str] = field(default_factory=set)  # the mails an event took: each mail one event (one press block)
-    addresses: dict[str, list[str]] = field(default_factory=dict)  # each mail's ADDRESS lines, by Message-ID
-    confirms: list[tuple[datetime, str]] = field(default_factory=list)  # (read at, word) of each ADDRESS CONFIRM
+    addresses: list[tuple[datetime, str]] = field(default_factory=list)  # (read at, address) of each ADDRESS line
+    # (read at, word, the address that sent it, its Message-ID) of each ADDRESS CONFIRM
+    confirms: list[tuple[datetime, str, str, str]] = field(default_factory=list)
 
 
 def unasked(
@@ -195,25 +220,33 @@ def unasked(
     """UNASKED, for each `resign`, player's `address` or `press` event of `player`'s that no mail of theirs (`mails`,
     the Sent folder; `asks`: what each asks, by Message-ID, `requests`; `replies`: the Message-IDs of those that
     answer a mail) read in its `WINDOW` asked for (or wrote): since fairness24 with the same word (a resignation),
-    to the same address (a move: `moved_to`), to the same players (a press)."""
+    to the same address (a move: `moved_to`), to the same players (a press); and, in a game that declares
+    `BINDINGS`, for each `wait` for the player that does not say who set their absence."""
     names = [str(p.get("name", "")) for p in doc.get("players") or [] if isinstance(p, dict)]
-    a = _Asks({}, {}, {}, set(replies), names, set(), str((doc.get("game") or {}).get("name", "")))
+    game = doc.get("game") or {}
+    a = _Asks({}, {}, {}, set(replies), names, set(), str(game.get("name", "")))
+    a.marked = signing.marked(game) >= BINDINGS
+    seed = doc.get("seed")
+    a.key = address_key(seed) if a.marked and isinstance(seed, str) and seed else ""
     a.received = {
         "".join(str(m.get("message_id") or "").split()).strip("<>").lower(): when.iso(m.get("received"))
         for m in doc.get("messages") or []
         if isinstance(m, dict)
     }
     for m in mails:
+        read = a.received.get(m.message_id)
         for key in sorted(asks.get(m.message_id, set())):
             key, _, typed = key.partition(TO)
             a.left.setdefault(key, []).append(m)  # (one entry a press block: the same lines to Bob, then to Carol)
             if key.startswith(PRESS):
                 a.typed.setdefault((key, m.message_id), []).append(typed.split("\n") if typed else [])
-            elif key.startswith("address "):
-                a.addresses.setdefault(m.message_id, []).append(key.split(" ", 1)[1])
-            elif key.startswith("confirm ") and (read := a.received.get(m.message_id)) is not None:
-                a.confirms.append((read, key.split(" ", 1)[1]))
+            elif key.startswith("address ") and read is not None:
+                a.addresses.append((read, key.split(" ", 1)[1]))
+            elif key.startswith("confirm ") and read is not None:
+                sender = str(getattr(m, "sender", "") or "").strip().lower()
+                a.confirms.append((read, key.split(" ", 1)[1], sender, m.message_id))
     a.confirms.sort()
+    a.addresses.sort()
     out = []
     who = player.lower()
     for e in doc.get("events") or []:
@@ -222,6 +255,8 @@ def unasked(
         action, key = _asked(e, who)
         if action and not _matched(a, e, action, key, mails):
             out.append(_unasked_line(e, action, player))
+        elif a.marked and _unnamed(e, who):
+            out.append(_unnamed_line(e, player))
     return out
 
 
@@ -229,16 +264,16 @@ def _matched(a: _Asks, e: dict[str, Any], action: str, key: str, mails: list[Mai
     """Whether a mail of the player's asked the event `e` (and takes it: each mail one event)."""
     at = when.iso(e.get("at"))
     data = e["data"]
-    bound = _binds(e, action)
+    bound = _binds(a, e, action)
     if bound and action == "resign" and "word" not in data:
-        return False  # pbem names the word since BOUND_SINCE: an entry without it is not pbem's
+        return False  # pbem names the word in a marked game: an entry without it is not pbem's
+    if bound and action == "address":
+        return _confirmed(a, str(data.get("to", "")), at)
     ways = a.left.get(key, [])
     for m in ways:
         if not _within(a.received.get(m.message_id), at, WINDOW[action]):
             continue
         if action == PRESS and not any(_to(a, t, data) for t in a.typed.get((key, m.message_id), [])):
-            continue
-        if action == "address" and bound and not _bound(a, m, str(data.get("to", "")), at):
             continue
         if action != "away":  # one AWAY may make the game wait at several deadlines
             ways.remove(m)
@@ -247,23 +282,58 @@ def _matched(a: _Asks, e: dict[str, Any], action: str, key: str, mails: list[Mai
     return action == PRESS and _written(a, data, mails, at)
 
 
-def _binds(e: dict[str, Any], action: str) -> bool:
-    """Whether the entry `e` is of the time pbem binds a resignation to its word and a move to its address."""
-    at, data = when.iso(e.get("at")), e["data"]
-    return action in ("resign", "address") and (
-        "word" in data or "to" in data or (at is not None and at >= BOUND_SINCE)
-    )
+def _binds(a: _Asks, e: dict[str, Any], action: str) -> bool:
+    """Whether the entry `e` must carry a resignation's word or a move's binding: in a game that declares
+    `BINDINGS`, always; in one made before, when it carries them (fairness24's pbem wrote them)."""
+    data = e["data"]
+    return action in ("resign", "address") and (a.marked or "word" in data or "to" in data)
 
 
-def _bound(a: _Asks, asked: Mail, to: str, at: datetime | None) -> bool:
-    """Whether `asked`'s ADDRESS line and the word of an ADDRESS CONFIRM of the player's read in the hour before `at`
-    give the move's binding `to` (`moved_to`)."""
-    if at is None:
+def _confirmed(a: _Asks, to: str, at: datetime | None) -> bool:
+    """Whether an ADDRESS CONFIRM of the player's that no other move took, read in the hour before `at`, gives the
+    move's binding `to` with the address that sent it or an ADDRESS line of the two days before (`moved_to`; at most
+    `PAIRS` of each tried).  The confirmation alone is the player's evidence: pbem mails the word to an address only
+    when the seat's address asked to move there, and the word is that address's and that seat's; so the Sent folder
+    of the new address is all a move needs (fairness25: the ADDRESS line of the old one was required too).  In a marked
+    game whose seed is not out yet (a game in progress) the binding cannot be computed: the confirmation of the hour
+    is required, and the address is compared once the seed is revealed."""
+    if at is None or not to:
         return False
-    addresses = a.addresses.get(asked.message_id, [])[:PAIRS]
-    first = bisect_left(a.confirms, (at - WINDOW[PRESS], ""))
-    words = [w for read, w in a.confirms[first : first + PAIRS] if read <= at]
-    return any(moved_to(a.game, w, x) == to for w in words for x in addresses)
+    first = bisect_left(a.confirms, (at - WINDOW[PRESS],))
+    lines = a.addresses[bisect_left(a.addresses, (at - WINDOW["address"],)) :]
+    asked = [x for read, x in lines if read <= at][:PAIRS]
+    for read, word, sender, mid in a.confirms[first : first + PAIRS]:
+        if read > at:
+            break
+        if mid in a.used:
+            continue
+        unknown = a.marked and not a.key  # the key is the seed's: a game in progress cannot be checked yet
+        if unknown or any(moved_to(a.game, word, x, a.key) == to for x in [sender, *asked]):
+            a.used.add(mid)
+            return True
+    return False
+
+
+def _unnamed(e: dict[str, Any], who: str) -> bool:
+    """Whether `e` is a `wait` for the player `who` (lower case) that does not say who set their absence (``asked``):
+    pbem names it for every absence of a game that declares `BINDINGS` (each absence row of such a game says
+    ``by``, `pbem.app.absence.askers`), so an entry that does not was not written by pbem."""
+    if _action(e) != "away":
+        return False
+    data = e["data"]
+    players, asked = data.get("players"), data.get("asked")
+    if not isinstance(players, list) or who not in {str(p).lower() for p in players}:
+        return False
+    return not isinstance(asked, dict) or who not in {str(k).lower() for k in asked}
+
+
+def _unnamed_line(e: dict[str, Any], player: str) -> str:
+    return (
+        f'UNASKED: event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) '
+        f"makes the game wait for {clip(player)} without saying who set the absence: pbem says it (yours or the "
+        "moderator's) in every game that declares its bindings, as this one does. The moderator set it, or wrote "
+        "the entry himself"
+    )
 
 
 def _to(a: _Asks, typed: list[str], data: dict[str, Any]) -> bool:
@@ -294,7 +364,8 @@ def _written(a: _Asks, data: dict[str, Any], mails: list[Mail], at: datetime | N
     copy's reading ends it elsewhere (a copy of pbem's mail pasted under it, which the poll took off with the mail it
     answers, `pbem.app.reading`: so only a reply), and no other event took.  Lines found anywhere in the text of any
     mail, in any order, matched before fairness24: a press made of the player's own sentences, reordered, cut or
-    shown to another player, passed."""
+    shown to another player, passed.  And the block must end where the lines end (`_ends`): a press cut at its end
+    from a reply pbem refused whole (so relayed nothing of it) matched until fairness25."""
     want = [" ".join(str(x).split()).casefold() for x in data.get("lines") or []]
     want = [x for x in want if x]
     if not want:
@@ -304,17 +375,54 @@ def _written(a: _Asks, data: dict[str, Any], mails: list[Mail], at: datetime | N
             continue  # a mail another event took (a press cut from it, or shown to others) or one the poll read alone
         if not _within(a.received.get(m.message_id), at, WINDOW[PRESS]):
             continue
-        have = [key for line in m.text.splitlines() if (key := " ".join(line.split()).casefold())]
+        folded = [" ".join(line.split()).casefold() for line in m.text.splitlines()]
+        places = [i for i, key in enumerate(folded) if key]  # where each line that is not blank stands
+        have = [folded[i] for i in places]
         for n, line in enumerate(have):
             head = _PRESS_TO.match(line)
             if head is None:
                 continue
             first = head.group(2).strip()
             run = ([first] if first else []) + have[n + 1 : n + 1 + len(want)]
-            if _same(run[: len(want)], want) and _to(a, head.group(1).split(","), data):
+            last = n + len(want) - (1 if first else 0)  # the index in `have` of the press's last line
+            if (
+                _same(run[: len(want)], want)
+                and _to(a, head.group(1).split(","), data)
+                and _ends(have, places, last, f"[pbem {a.game.casefold()}]")
+            ):
                 a.used.add(m.message_id)
                 return True
     return False
+
+
+#: How many lines after a press a copy of pbem's mail pasted under it names the game in (its subject, in a header
+#: block of a client pbem's rules do not know: `_ends`).
+HEAD = 8
+
+
+def _ends(have: list[str], places: list[int], last: int, tag: str) -> bool:
+    """Whether a press block whose last line is `have[last]` ends there as the poll read it: at the mail's end, at an
+    END PRESS line, or where a copy of pbem's mail begins, after a blank line: a line naming the game (`tag`, its
+    subject's "[pbem NAME]"), or a header block that does within `HEAD` lines (each line before it a field, "Von:
+    pbem", or a rule of dashes).  The only end the Sent copy's reading can miss is that copy, which the poll took
+    off with the mail the reply answers.  A line that follows the press's last with no blank line between, or a
+    paragraph of the player's own after it, is the press going on: a press cut there is not the one written."""
+    after = last + 1
+    if after >= len(have) or have[after] == "end press":
+        return True
+    if places[after] == places[last] + 1:
+        return False
+    for line in have[after : after + HEAD]:
+        if tag in line:
+            return True
+        if not _FIELD.match(line):
+            return False
+    return False
+
+
+#: A line of a header block a mail client writes over a copy of a mail ("From: pbem <...>", "Betreff: ..."), or the
+#: rule of dashes over it.
+_FIELD = re.compile(r"[^\W\d][\w-]{0,23}:(?: |$)|[-_=*]{5}")
 
 
 _PRESS_TO = re.compile(r"press to ([^:]*+):?+(.*+)")
@@ -334,7 +442,9 @@ def _unasked_line(e: dict[str, Any], action: str, player: str) -> str:
     return (
         f'UNASKED: event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) '
         f"says {clip(player)} {'wrote' if action == PRESS else 'asked'} it, but your Sent folder holds no mail with "
-        f"{ASKED[action]} that the export records as read in the {_said(WINDOW[action])} before it. If you did not "
+        f"{ASKED[action]}"
+        + ("" if action == "address" else f" that the export records as read in the {_said(WINDOW[action])} before it")
+        + ". If you did not "
         "ask, the moderator " + WROTE[action] + "; if you asked from another device, give that mail too"
     )
 

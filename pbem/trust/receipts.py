@@ -983,7 +983,7 @@ def _signed_only(doc: dict[str, Any], key: str, mails: list[Received], c: MailCh
         if m.game_header != header:
             c.problem(
                 0,
-                f"{m.name} is signed for the game's fields (options, players, insecure_seed...) {str(m.game_header)[:16]}..., "
+                f"{m.name} is signed for the game's fields (options, players, insecure_seed, bindings...) {str(m.game_header)[:16]}..., "
                 f"the export's give {header[:16]}...: they were changed (signed proof)",
             )
     unreceipted = [m for m in mails if m.record is None]

@@ -68,12 +68,16 @@ def _same(doc: dict[str, Any], name: str, mails: list[Received]) -> str | None:
         m.record[1] for m in mails if m.record and not m.record[0]
     }
     headers = {m.game_header for m in mails}
+    marks = sorted({0, signing.marked(game)})  # the other game made before the format mark, or as this one
     players = [str(p["name"]) for p in doc["players"]]
     for c in sorted(stated)[:MAX_COMMITMENTS]:
         for order in islice(permutations(players), MAX_ORDERS):
-            h = signing.header(name, game["kind"], game["options"], bool(game.get("insecure_seed")), list(order), c)
-            if h in headers:
-                return c
+            for mark in marks:
+                h = signing.header(
+                    name, game["kind"], game["options"], bool(game.get("insecure_seed")), list(order), c, mark
+                )
+                if h in headers:
+                    return c
     return None
 
 

@@ -73,9 +73,17 @@ def fingerprint(public_hex: str) -> str:
 
 
 def header(
-    name: str, kind: str, options: dict[str, Any], insecure_seed: bool, players: list[str], commitment: str
+    name: str,
+    kind: str,
+    options: dict[str, Any],
+    insecure_seed: bool,
+    players: list[str],
+    commitment: str,
+    bindings: int = 0,
 ) -> str:
-    """H: SHA-256 of the game's fields outside the chain (see the module docstring)."""
+    """H: SHA-256 of the game's fields outside the chain (see the module docstring); with the game's format mark
+    (`bindings`, `pbem.trust.asked.BINDINGS`) when it declares one, so that a game made before it keeps its H and a
+    game made since cannot be passed off as one of those (fairness25)."""
     fields = {
         "name": name,
         "kind": kind,
@@ -83,14 +91,23 @@ def header(
         "insecure_seed": bool(insecure_seed),
         "players": list(players),
         "seed_commitment": commitment,
-    }
+    } | ({"bindings": bindings} if bindings else {})
     return hashlib.sha256(canonical(fields)).hexdigest()
+
+
+def marked(game: dict[str, Any]) -> int:
+    """The format mark an export's `game` declares: a whole number of 0 or more (a value of another type: 0, and
+    the signed header then differs from the one pbem signed)."""
+    value = game.get("bindings", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def header_of_export(doc: dict[str, Any]) -> str:
     g = doc["game"]
     players = [p["name"] for p in doc["players"]]
-    return header(g["name"], g["kind"], g["options"], g.get("insecure_seed", False), players, doc["seed_commitment"])
+    return header(
+        g["name"], g["kind"], g["options"], g.get("insecure_seed", False), players, doc["seed_commitment"], marked(g)
+    )
 
 
 def statement(game: str, head_of_game: str, entries: int, head: str, input: tuple[int, str] | None = None) -> bytes:
@@ -189,13 +206,21 @@ def receipt_fields(game: Any) -> dict[str, Any]:
         game.players_json,
         game.seed_commitment,
         stored,
+        int(getattr(game, "bindings", 0) or 0),
     )
     return dict(fields)
 
 
 @lru_cache(maxsize=1024)
 def _receipt_fields(
-    name: str, kind: str, options_json: str, insecure_seed: bool, players_json: str, commitment: str, stored: str
+    name: str,
+    kind: str,
+    options_json: str,
+    insecure_seed: bool,
+    players_json: str,
+    commitment: str,
+    stored: str,
+    bindings: int = 0,
 ) -> tuple[tuple[str, Any], ...]:
     """`receipt_fields` of one game row, worked out once (every mail about the game signs with them: unsealing
     the key and hashing the header was a tenth of a report's appending)."""
@@ -204,7 +229,7 @@ def _receipt_fields(
         return ()
     import json
 
-    h = header(name, kind, json.loads(options_json), insecure_seed, json.loads(players_json), commitment)
+    h = header(name, kind, json.loads(options_json), insecure_seed, json.loads(players_json), commitment, bindings)
     return (("game", name), ("header", h), ("key", key))
 
 

@@ -802,6 +802,7 @@ _TOP: dict[str, Any] = {
         "abandoned": (_OPTIONAL, bool),
         "insecure_seed": (_OPTIONAL, bool),
         "key": (_OPTIONAL, str),
+        "bindings": (_OPTIONAL, int),
     },
     "players": (list,),
     "seed_commitment": _STR,
