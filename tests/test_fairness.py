@@ -454,6 +454,25 @@ def test_the_players_sent_folder_catches_substituted_invented_and_dropped_orders
     assert res.exit_code == 1 and f"INVENTED: input {theirs[0]['seq']}" in res.output, res.output
 
 
+def test_sent_is_given_once_per_folder_and_a_mail_in_two_of_them_is_read_once(split_game, tmp_path: Path) -> None:
+    """fairness25: a player who wrote from two addresses (a seat moved with ADDRESS) gives both Sent folders, each
+    with its own --sent, instead of copying one into the other; a mail in both (one client, two accounts) is one."""
+    import mailbox
+
+    a = split_game["a"]
+    whole = _sent_box(a.home, b"alice@players.example", tmp_path / "alice-sent")
+    parts = [mailbox.Maildir(str(tmp_path / f"part{n}"), factory=None, create=True) for n in range(2)]
+    for n, key in enumerate(sorted(mailbox.Maildir(str(whole), factory=None, create=False).iterkeys())):
+        parts[n % 2].add(mailbox.Maildir(str(whole), factory=None, create=False).get_bytes(key))
+    one, two = str(tmp_path / "part0"), str(tmp_path / "part1")
+    res = _cli_verify(a.export, "--sent", one, "--sent", two)
+    assert res.exit_code == 0 and "applied as written" in res.output, res.output
+    res = _cli_verify(a.export, "--sent", str(whole), "--sent", one)
+    assert res.exit_code == 0 and "applied as written" in res.output, res.output
+    res = _cli_verify(a.export, "--sent", one)
+    assert res.exit_code == 1 and "INVENTED" in res.output, res.output
+
+
 def test_a_mail_the_moderator_held_back_past_a_deadline_is_shown_by_the_players_sent_folder(
     split_game, tmp_path
 ) -> None:
