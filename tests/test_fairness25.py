@@ -15,6 +15,8 @@ Counted with ``PBEM_FAIRNESS25_FULL=1 python3 -m pytest tests/test_fairness25.py
   8aa88d6c, 0 of 6 now: the game declares its bindings (`asked.BINDINGS`, signed in every receipt's header), so an
   entry without them is UNASKED; with the mark taken off, every player's mail, the invitation first, was signed for
   another header than the export's (`--mail` fails for each);
+* passing `pbem verify` and every player's `--mail` alone: 6 of 6 on 8aa88d6c, 1 now (the wait, `--sent`'s): a
+  marked game's resignation without its word, or player's move without its binding, is refused by `pbem verify`;
 * the honest games (a resignation, presses, a move by mail; an absence by mail; one by `pbem game away`): no word from
   any check, before and now;
 * the honest move's binding while the game runs: SHA-256 of the game, the word and the address (anyone who guesses
@@ -206,6 +208,8 @@ def test_an_entry_in_the_shape_of_before_is_named_in_a_game_that_declares_its_bi
         for p in ADDRESS:
             assert any(x.startswith(f"--mail {p}: FAILED") for x in said), said
         return
+    # a resignation without its word, a player's move without its binding: refused by `pbem verify` itself
+    assert ("export refused" in said) == (not what.startswith("away")), said
     victim = "Bob" if what.startswith("resign") else "Alice"
     unasked = [x for x in said if x.startswith(f"--sent {victim}") and "UNASKED" in x]
     assert unasked, said

@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pbem.orders.moderator import resigned as resigned_text
+from pbem.trust import signing
 from pbem.trust.quote import clip, quote
 
 RESIGN = "resign"
@@ -81,6 +82,11 @@ class Resigned:
             return f"{where}: its data holds {quote(sorted(data))}; a resignation's holds its action, player and seat"
         if "word" in data and not (isinstance(data["word"], str) and WORD.fullmatch(data["word"])):
             return f"{where}: its word is {quote(data['word'])}; pbem writes the six digits that confirmed it"
+        if "word" not in data and signing.marked(self.doc.get("game") or {}):
+            return (
+                f"{where} holds no word: pbem writes the six digits that confirmed it in every resignation of a game "
+                "that declares its bindings, as this one does (game.bindings)"
+            )
         seat, player = data["seat"], data["player"]
         name = self.name_at(self.doc, e, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
         if name is None or player != name:

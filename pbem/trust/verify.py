@@ -512,6 +512,11 @@ def _moved(doc: dict[str, Any], e: dict[str, Any], names: _Names) -> None:
         raise Refused(f"{where}: it was done by {quote(data['by'])}; a move is the player's or the moderator's")
     if "to" in data and not (data["by"] == "player" and isinstance(data["to"], str) and _HEX64.fullmatch(data["to"])):
         raise Refused(f"{where}: its binding {quote(data['to'])} is not the SHA-256 pbem writes for a player's move")
+    if data["by"] == "player" and "to" not in data and signing.marked(doc["game"]):
+        raise Refused(
+            f"{where} is the player's own, but holds no binding of its address (to): pbem writes one for every "
+            "player's move of a game that declares its bindings, as this one does (game.bindings)"
+        )
     seat, player = data["seat"], data["player"]
     name = names.at(doc, e, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
     if name is None or player != name:
