@@ -210,7 +210,11 @@ def _seat_address(home, player: str) -> str:
 def test_a_request_the_player_never_sent_is_named_by_their_sent_folder(home, what) -> None:
     doc, t = _played(home, SCRIPTS[what])
     v = check(json.loads(json.dumps(doc)))
-    assert v.ok, v.problem  # the forged record is one consistent history: the export alone cannot tell
+    if doc["game"].get("bindings") and ("resigned by" in what or "seat moved" in what):  # fairness25: refused
+        # a resignation without its word and a player's move without its binding, the shapes forged here
+        assert not v.ok and ("holds no word" in v.problem or "holds no binding" in v.problem), v.problem
+    else:
+        assert v.ok, v.problem  # the forged record is one consistent history: the export alone cannot tell
     named = {p: [x for x in check_sent(doc, t.sent[p], p).problems if x.startswith("UNASKED")] for p in t.sent}
     other = {p: [x for x in check_sent(doc, t.sent[p], p).problems if not x.startswith("UNASKED")] for p in t.sent}
     assert not any(other.values()), other
