@@ -57,7 +57,8 @@ def forged_resignations(doc: dict) -> Iterator[tuple[str, dict, str]]:
     def resign_of(player: str, seat: int | None = None) -> dict:
         seat = names[player] if seat is None else seat
         return {
-            "data": {"action": "resign", "player": player, "seat": seat},
+            # (a word, as pbem writes in a game that declares its bindings: fairness25)
+            "data": {"action": "resign", "player": player, "seat": seat, "word": "482193"},
             "text": f"{player} resigned from the game.",
         }
 

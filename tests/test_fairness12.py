@@ -296,7 +296,7 @@ def test_a_game_upgraded_after_an_unchained_process_event_may_chain_a_later_resi
         kind="moderator",
         visibility="public",
         text=resigned("Carol"),
-        data={"action": "resign", "player": "Carol", "seat": carol},
+        data={"action": "resign", "player": "Carol", "seat": carol, "word": "482193"},  # (fairness25: with its word)
     )
     old["events"].insert(at, later)
     for n, e in enumerate(old["events"], 1):
