@@ -228,7 +228,9 @@ def test_after_a_prune_the_export_verify_and_verify_mail_still_pass(games: dict[
     with sqlite3.connect(home / "pbem.db") as con:
         mails, before = con.execute(sent_bytes).fetchone()
     code, said = _cli(home, "prune", "--older-than", "1d")
-    assert code == 0 and re.search(r"dropped the text of [1-9]\d* sent mail", said) and "pbem prune --vacuum" in said, said
+    assert code == 0 and re.search(r"dropped the text of [1-9]\d* sent mail", said) and "pbem prune --vacuum" in said, (
+        said
+    )
     with sqlite3.connect(home / "pbem.db") as con:
         assert con.execute(sent_bytes).fetchone() == (mails, 0) and before > 0, said
     again = root / "again.json"
