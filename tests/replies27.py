@@ -8,8 +8,12 @@ commands asked, whether the message is refused.
 
 from __future__ import annotations
 
+import os
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pbem import engine as registry
 from pbem.app import join
@@ -91,3 +95,34 @@ def judged(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Re
     else:
         out.refused = [r.line for r in result.lines if not r.ok]
     return out
+
+
+class _Family(Protocol):
+    family: str
+
+
+T = TypeVar("T")
+C = TypeVar("C", bound=_Family)
+
+
+def sampled(every: Sequence[T], env: str, tag: str, kind: str, k: int) -> list[T]:
+    """A realistic generator's suite sample: `k` of its cases drawn by a seed of `tag` and the game, or all of
+    them when the environment variable `env` is set (the full run its docstring gives)."""
+    if os.environ.get(env):
+        return list(every)
+    return random.Random(f"{tag}:{kind}").sample(list(every), k)
+
+
+def tallied(kind: str, cases: Sequence[C], outcome: Callable[[C], tuple[str, str]], env: str) -> list[str]:
+    """Each case's outcome ("read", "told", "untold", "misapplied", ...) counted by family, printed under `env`
+    (the full run's figures); the cases neither read nor told, as lines for the test's message."""
+    counts: Counter[tuple[str, str]] = Counter()
+    failures = []
+    for case in cases:
+        how, said = outcome(case)
+        counts[(case.family, how)] += 1
+        if how not in ("read", "told"):
+            failures.append(f"{how}: {kind} {said}")
+    if os.environ.get(env):
+        print(kind, sorted(counts.items()))
+    return failures

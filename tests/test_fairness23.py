@@ -180,10 +180,13 @@ SCRIPTS: dict[str, Callable[[Table], None]] = {
 SAMPLE = list(SCRIPTS)[:2] + list(SCRIPTS)[4:5] + list(SCRIPTS)[6:7]
 
 
-def _played(home, script: Callable[[Table], None]) -> tuple[dict, Table]:
-    """A game played by `script`, then the others pass until only Bob is asked; if he resigned, his turn is
-    processed at once and applied; the game abandoned (its seed revealed).  (The moderator's export, the table.)"""
-    t = Table(home, Clock(datetime(2026, 12, 8, 12, 0, tzinfo=UTC)))
+def _played(
+    home, script: Callable[[Table], None], start: datetime = datetime(2026, 12, 8, 12, 0, tzinfo=UTC)
+) -> tuple[dict, Table]:
+    """A game played by `script` from `start`, then the others pass until only Bob is asked; if he resigned, his
+    turn is processed at once and applied; the game abandoned (its seed revealed).  (The moderator's export, the
+    table.)"""
+    t = Table(home, Clock(start))
     new_game(home, t.clock, name=NAME)
     run_poll(home, t.clock)
     script(t)

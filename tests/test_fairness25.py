@@ -39,24 +39,21 @@ from datetime import UTC, datetime
 import pytest
 
 from pbem.app import addresses as addresses_app
-from pbem.app import control, processing
 from pbem.app.absence import set_away
 from pbem.app.decision import Control, Events
 from pbem.engine.base import Event
-from pbem.history.export import build
 from pbem.home.app import Home
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.moderator import resigned as resigned_text
 from pbem.record import store
-from pbem.record.db import session
 from pbem.record.outbox import NEWS
 from pbem.trust import asked
 from pbem.trust.sent import check_sent
-from tests.conftest import Clock, signed
-from tests.test_fairness23 import ADDRESS, EVE, NAME, Table, _address, _resign, _seat, _seat_address
+from tests.conftest import signed
+from tests.test_fairness23 import ADDRESS, EVE, NAME, Table, _address, _resign, _seat
+from tests.test_fairness23 import _played as played23
 from tests.test_fairness24 import WRONG, _deadline_passes, _forge, _verdict
-from tests.test_moderator import new_game, run_poll
-from tests.test_process import _asked
+from tests.test_moderator import run_poll
 
 FULL = os.environ.get("PBEM_FAIRNESS25_FULL") == "1"
 #: Whether this pbem marks its games (8aa88d6c does not: counted, not asserted).
@@ -153,21 +150,7 @@ SAMPLE = [list(SCRIPTS)[i] for i in (0, 3, 6)]
 def _played(home, script: Callable[[Table], None]) -> tuple[dict, Table]:
     """`tests.test_fairness23._played` on 2026-12-07: the game played by `script`, the others passing until only
     Bob is asked, his turn processed if he resigned, the game abandoned (its seed revealed)."""
-    t = Table(home, Clock(DAY))
-    new_game(home, t.clock, name=NAME)
-    run_poll(home, t.clock)
-    script(t)
-    while (waiting := _asked(home, NAME)) != ["Bob"]:
-        (who,) = waiting
-        t.send(who, signed(who, "PASS"), frm="" if who != "Alice" else _seat_address(home, "Alice"))
-    try:
-        processing.process(Home.of(home), NAME, t.clock.now)
-        run_poll(home, t.clock)
-    except Exception:  # Bob did not resign: nothing to process
-        pass
-    control.abandon(Home.of(home), NAME, t.clock.now)
-    with session(home.database_url) as s:
-        return json.loads(json.dumps(build(s, store.game_by_name(s, NAME)))), t
+    return played23(home, script, DAY)
 
 
 def _moved_alone(doc: dict, t: Table) -> None:

@@ -28,16 +28,13 @@ own lines pasted back unquoted (with an order or only a question) were read as m
 
 from __future__ import annotations
 
-import os
-import random
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
 
 from pbem import engine as registry
-from tests.replies27 import judged
+from tests.replies27 import judged, sampled, tallied
 from tests.test_replies3_players import KINDS, Moment, shared_moments
 from tests.test_replies7_clients import _message
 from tests.test_replies10_players import reading
@@ -164,10 +161,7 @@ SAMPLED = 4
 
 
 def sample(kind: str) -> list[Case]:
-    every = cases()
-    if os.environ.get("REPLIES30_ALL"):
-        return every
-    return random.Random(f"replies30:{kind}").sample(every, SAMPLED)
+    return sampled(cases(), "REPLIES30_ALL", "replies30", kind, SAMPLED)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -175,15 +169,7 @@ def test_realistic_replies_of_round_thirty_are_read_or_told_and_never_misapplied
     moments: dict[str, Moment], kind: str
 ) -> None:
     moment = moments[kind]
-    counts: Counter[tuple[str, str]] = Counter()
-    failures = []
-    for case in sample(kind):
-        how, said = outcome(moment, case)
-        counts[(case.family, how)] += 1
-        if how not in ("read", "told"):
-            failures.append(f"{how}: {kind} {said}")
-    if os.environ.get("REPLIES30_ALL"):
-        print(kind, sorted(counts.items()))
+    failures = tallied(kind, sample(kind), lambda case: outcome(moment, case), "REPLIES30_ALL")
     assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:60])
 
 

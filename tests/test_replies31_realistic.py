@@ -33,18 +33,15 @@ hyphen, a BOM, full-width digits, numbers as words, the order again (or another)
 from __future__ import annotations
 
 import html
-import os
-import random
 import re
 import textwrap
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
 
 from pbem import engine as registry
-from tests.replies27 import judged
+from tests.replies27 import judged, sampled, tallied
 from tests.test_replies3_players import KINDS, Moment, _html, _plain, shared_moments
 from tests.test_replies7_clients import _message
 from tests.test_replies10_players import reading
@@ -262,10 +259,7 @@ SAMPLED = 4
 
 
 def sample(kind: str) -> list[Case]:
-    every = cases()
-    if os.environ.get("REPLIES31_ALL"):
-        return every
-    return random.Random(f"replies31:{kind}").sample(every, SAMPLED)
+    return sampled(cases(), "REPLIES31_ALL", "replies31", kind, SAMPLED)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -274,13 +268,5 @@ def test_realistic_replies_of_round_thirty_one_are_read_or_told_and_never_misapp
 ) -> None:
     """Of the 600 cases (25 families, 3 orders, 8 moments): see the module docstring's figures."""
     moment = moments[kind]
-    counts: Counter[tuple[str, str]] = Counter()
-    failures = []
-    for case in sample(kind):
-        how, said = outcome(moment, case)
-        counts[(case.family, how)] += 1
-        if how not in ("read", "told"):
-            failures.append(f"{how}: {kind} {said}")
-    if os.environ.get("REPLIES31_ALL"):
-        print(kind, sorted(counts.items()))
+    failures = tallied(kind, sample(kind), lambda case: outcome(moment, case), "REPLIES31_ALL")
     assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:60])
