@@ -43,6 +43,10 @@ def prune(home: Home, older_than: timedelta, when: datetime, dry_run: bool = Fal
                 s.commit()
         mails, freed = mails + m, freed + b
     file = sqlite_file(home.cfg.database_url)
+    if file is not None and mails and not dry_run:  # the text dropped: free pages, told while they last
+        from pbem.record.upkeep import keep_free_left
+
+        keep_free_left(home.cfg.database_url)
     return Pruned(tuple(g.name for g in ended), mails, freed, str(file) if file is not None else None)
 
 
@@ -78,6 +82,9 @@ def vacuumed(home: Home, seconds: float) -> str:
         raise Busy("a pbem poll is running on this home: nothing was vacuumed; run pbem prune --vacuum again later")
     try:
         before, after = pruning.vacuum(file, seconds)
+        from pbem.record.upkeep import keep_free_left
+
+        keep_free_left(home.cfg.database_url)  # none left now: the mark emptied
     finally:
         lock.close()
     return f"VACUUM: {file} went from {before / 1e6:.1f} MB to {after / 1e6:.1f} MB (the poll lock was held)"

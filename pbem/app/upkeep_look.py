@@ -79,7 +79,7 @@ def backup_made(url: str) -> tuple[datetime | None, str]:
 
 def facts(home: Home, now: datetime) -> upkeep.Facts:
     from pbem.record import private
-    from pbem.record.upkeep import extended, free_pages, prunable
+    from pbem.record.upkeep import extended, free_left, free_pages, prunable
 
     cfg = home.cfg
     keys = {name: t for name in KEY_FILES if (t := _mtime(cfg.home / name)) is not None}
@@ -105,6 +105,7 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         stretched = tuple(upkeep.Stretch(e.game, e.times, e.first_due, e.due) for e in times)
         ended = prunable(s, now - lim.prune_after)
         unused = free_pages(s) if db is not None else 0
+    unused = free_left(cfg.database_url, unused) if db is not None else 0  # an upgrade's or a prune's, still free
     return upkeep.Facts(
         now=now,
         home_since=min(made, default=None),

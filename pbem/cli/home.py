@@ -89,6 +89,12 @@ def upgrade() -> None:
         fail(why, 2)
     migrate(cfg.database_url)
     after = stored_version(cfg.database_url)
+    if (
+        file is not None and before is not None and before != after
+    ):  # a table rebuilt leaves free pages: told while they last
+        from pbem.record.upkeep import keep_free_left
+
+        keep_free_left(cfg.database_url)
     if before is None:
         typer.echo(f"created the pbem schema in {describe(cfg.database_url)} (it had none)")
     else:

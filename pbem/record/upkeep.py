@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -59,14 +60,47 @@ def extended(s: Session, least: int) -> list[Extended]:
 
 
 def free_pages(s: Session) -> int:
-    """Bytes of an SQLite database's free pages (its freelist: what `pbem upgrade` and `pbem prune` left, reused
-    for new rows but never given back to the disk without VACUUM); 0 on PostgreSQL."""
-    conn = s.connection()
+    """Bytes of an SQLite database's free pages (its freelist: what `pbem upgrade` and `pbem prune` left, and what
+    a poll's sent mail leaves for the next poll's, reused for new rows but never given back to the disk without
+    VACUUM); 0 on PostgreSQL."""
+    return _free_bytes(s.connection())
+
+
+def _free_bytes(conn: Any) -> int:
     if conn.dialect.name != "sqlite":
         return 0
     pages = conn.exec_driver_sql("PRAGMA freelist_count").scalar() or 0
     size = conn.exec_driver_sql("PRAGMA page_size").scalar() or 0
     return int(pages) * int(size)
+
+
+def keep_free_left(url: str) -> None:
+    """After `pbem upgrade` or `pbem prune`: the SQLite file's free pages kept as the mark `FREE_LEFT`, which the
+    upkeep look lowers to the least it finds since and tells of while they last (`pbem.app.upkeep_look`).  Only
+    these are told: the pages a poll's sent mail frees (its sealed bytes replaced by the redacted copy) are the
+    home's working set, taken again by the next poll's mail, and a VACUUM would only see the file grow back."""
+    from pbem.record import marks
+    from pbem.record.db import engine_for
+
+    with engine_for(url).connect() as c:
+        left = _free_bytes(c)
+        c.rollback()
+    marks.remember(url, marks.FREE_LEFT, str(left) if left else "")
+
+
+def free_left(url: str, now_free: int) -> int:
+    """The free pages an upgrade or a prune left that are still free: the least of the mark and `now_free`, the
+    mark lowered to it (0, the mark emptied, when none is left or none was kept)."""
+    from pbem.record import marks
+
+    try:
+        kept = int(marks.recall(url, marks.FREE_LEFT) or 0)
+    except ValueError:
+        kept = 0
+    least = max(0, min(kept, now_free))
+    if least != kept:
+        marks.remember(url, marks.FREE_LEFT, str(least) if least else "")
+    return least
 
 
 @dataclass(frozen=True)
