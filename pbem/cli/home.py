@@ -89,9 +89,8 @@ def upgrade() -> None:
         fail(why, 2)
     migrate(cfg.database_url)
     after = stored_version(cfg.database_url)
-    if (
-        file is not None and before is not None and before != after
-    ):  # a table rebuilt leaves free pages: told while they last
+    if file is not None and before is not None and before != after:
+        # a table rebuilt leaves free pages: kept for the upkeep look, told while they last
         from pbem.record.upkeep import keep_free_left
 
         keep_free_left(cfg.database_url)

@@ -27,9 +27,8 @@ SEND_FAILING = "send-failing"  # the poll_marks row: since when the outbox could
 UPKEEP_DUE = "upkeep-due"  # the poll_marks row: when the poll next looks at the home's upkeep (`pbem.app.upkeep_look`)
 UPKEEP_TOLD = "upkeep-told"  # the poll_marks row: when each upkeep condition that holds was last told (JSON)
 BACKUP_MADE = "backup-made"  # the poll_marks row: the newest `pbem backup` of this home, {"at": ISO, "folder": path}
-FREE_LEFT = (
-    "free-pages-left"  # the poll_marks row: bytes of SQLite free pages `pbem upgrade`/`prune` left, the least since
-)
+# the poll_marks row: bytes of SQLite free pages `pbem upgrade` or `pbem prune` left, the least seen since
+FREE_LEFT = "free-pages-left"
 
 
 def digest_due(url: str, when: datetime) -> bool:
