@@ -113,10 +113,11 @@ def _remember(cfg: Config, target: Path, now: datetime) -> None:
 
     try:
         marks.remember(cfg.database_url, marks.BACKUP_MADE, json.dumps({"at": now.isoformat(), "folder": str(target)}))
-    except Exception as exc:
-        logging.getLogger("pbem.backup").warning(
-            "the backup's time was not kept in the database: %s", type(exc).__name__
-        )
+    except Exception as exc:  # (a move's lock: its line, walk12; before, "OperationalError")
+        from pbem.record.db import why_not
+
+        why = why_not(exc)
+        logging.getLogger("pbem.backup").warning("the backup's time was not kept in the database: %s", why)
 
 
 def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float) -> dict[str, object]:
@@ -148,7 +149,9 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
             manifest["schema"] = copied.revision
             if copied.problems:  # the copy is the database as it is: said, so the moderator looks at the original
                 taken.damaged = list(copied.problems)
-            taken.unlike = backup.unlike(copied)
+            from pbem.app import chains
+
+            taken.unlike = backup.unlike(copied) + chains.copy_told(work / SQLITE_FILE, copied, deadline)  # (walk12)
     else:
         manifest |= {"database": "postgresql", "database_file": _dumped(cfg, work, taken, deadline)}
         from pbem.record.schema import stored_version

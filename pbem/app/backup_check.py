@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pbem.app import chains
 from pbem.app.backup import FORMAT, MANIFEST, NAME, digest
 from pbem.engine.words import count
 from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
 from pbem.mail.outbound.sealed import MARK
 from pbem.record import backup, outbox_key, sealing
 from pbem.record.files import Unreadable, read_at_most
+from pbem.record.schema import standing
 
 MANIFEST_BYTES = 64 * 1024  # a manifest names a handful of files
 MOST_FILES = 32
@@ -148,17 +150,14 @@ def _database(
     except sqlite3.Error as exc:
         c.bad(f"{name}: does not open as a SQLite database ({exc})")
         return None
-    for said in [f"SQLite's quick_check says: {'; '.join(got.problems)}"] * bool(got.problems) + backup.unlike(got):
+    broken = backup.unlike(got) + chains.copy_told(folder / name, got, deadline)  # + each game's chain (walk12)
+    for said in [f"SQLite's quick_check says: {'; '.join(got.problems)}"] * bool(got.problems) + broken:
         c.bad(f"{name}: damaged, {said}")
     if got.revision != manifest.get("schema"):
         c.bad(f"{name}: holds schema {got.revision}, the manifest says {manifest.get('schema')}")
-    from pbem.record.schema import standing
-
-    known = standing(got.revision)
-    if not got.problems and not got.unlike:
-        c.good(
-            f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {count(len(got.keys), 'game')}"
-        )
+    if not got.problems and not broken:  # (the chains checked too since walk12)
+        known, games = standing(got.revision), count(len(got.keys), "game")
+        c.good(f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {games}")
     return got if got.revision is not None else None  # no pbem tables: no games' keys read
 
 
@@ -211,8 +210,6 @@ def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backu
         c.bad(f"{path.name}: restored, holds schema {got.revision}, the manifest says {schema}")
     for said in backup.unlike(got):  # (read by the probe, and said nowhere before walk11)
         c.bad(f"{path.name}: restored, {said}")
-    from pbem.record.schema import standing
-
     c.good(
         f"{path.name}: restores into PostgreSQL at {where} in {time.monotonic() - started:.1f} s: schema "
         f"{got.revision} ({standing(got.revision)}), {count(len(got.keys), 'game')}{backup.agreed(got)} (the scratch "

@@ -60,7 +60,9 @@ def run_poll(
         if refused is not None:
             if refused.state == "elsewhere":
                 raise TransportError(refused.why)
-            return Run(skipped="another pbem poll is running on this home; nothing done")
+            # (a move-record's: named, with what to do; walk12: a poll during a move said "another pbem poll")
+            held = refused.why or "another pbem poll is running on this home"
+            return Run(skipped=f"{held}; nothing done, the next cron run polls when it has ended")
         try:
             return _locked(
                 Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock, new_key

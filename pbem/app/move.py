@@ -2,8 +2,9 @@
 
 The SQLite record must be at this pbem's schema (else: run `pbem upgrade` first); the target must be empty (no row
 in any of pbem's tables, no table that is not pbem's) and is given pbem's schema first if it has none.  The home's
-poll lock is held for the whole copy (a cron poll meanwhile skips, as it skips a running poll), and the SQLite side
-is read inside its write transaction, so no command writes either.  The copy (`pbem.record.move`) commits on
+poll lock is held for the whole copy (a cron poll meanwhile skips, saying a move runs), and the SQLite side
+is read inside its write transaction, so no command writes either: the mark `pbem.db.moving` (`pbem.record.moving`)
+has one that would write refused at once, in one line.  The copy (`pbem.record.move`) commits on
 PostgreSQL only when every table reads back alike and every game's chain checks alike on both sides (`verdict`):
 an interrupted or refused move leaves the target empty, and the SQLite file is never written.  pbem.toml is changed
 only with `--edit-config`, which keeps the file as it was beside it (`edit_config`).
@@ -18,9 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pbem.app.chains import verdict
 from pbem.home import config as config_mod
 from pbem.record import move as moving
-from pbem.record.db import Unit, migrate
+from pbem.record import moving as marks
+from pbem.record.db import migrate
+from pbem.record.schema import sqlite_file
 
 KEPT_SUFFIX = ".before-move"
 
@@ -36,25 +40,8 @@ class Done:
     edited: Path | None  # the copy of pbem.toml as it was, when --edit-config changed it
 
 
-def verdict(s: Unit, game_id: int) -> str:
-    """A game's chain as the record at `s` reads it: "ok N entries HEAD", or where it breaks, or why it could not be
-    read (the same words on both sides is what the move requires)."""
-    from pbem.history.export import chained
-    from pbem.record.store import game_by_id
-    from pbem.trust import chain
-
-    try:
-        game = game_by_id(s, game_id)
-        assert game is not None
-        rows = chained(s, game)  # (as the moderator's export lists it, without loading the game's state)
-        bad, head = chain.first_break(game.seed_commitment, rows)
-    except Exception as exc:  # a record the SQLite side cannot read either: compared as it is
-        return f"unreadable: {type(exc).__name__}"
-    return f"ok {len(rows)} entries {head}" if bad < 0 else f"breaks at entry {bad + 1}"
-
-
 def _source(cfg: config_mod.Config, config_file: Path) -> str:
-    from pbem.record.schema import head_revisions, sqlite_file, stored_version
+    from pbem.record.schema import head_revisions, stored_version
 
     url = cfg.database_url
     if sqlite_file(url) is None:
@@ -91,19 +78,24 @@ def move(cfg: config_mod.Config, config_file: Path, target: str, *, edit: bool =
 
     source = _source(cfg, config_file)
     _target(target)
-    lock = Lock(cfg.home, cfg.poll_deadline)
+    lock = Lock(cfg.home, cfg.poll_deadline, "move", cfg.command_deadline)  # (judged by its own deadline)
     try:
         refused = lock.take()
     except OSError as exc:
         raise Refused(f"the poll lock {lock.path} cannot be used: {exc.strerror or exc}") from None
     if refused is not None:
-        raise Refused("a pbem poll is running on this home: run this again when it has finished (nothing was changed)")
+        held = refused.why or "a pbem poll is running on this home"
+        raise Refused(f"{held}: run this again when it has finished (nothing was changed)")
     started = time.monotonic()
+    file = sqlite_file(source)
+    assert file is not None  # (`_source`)
+    mark = marks.put(file)  # a command that writes meanwhile is told at once (walk12)
     try:
         moved = moving.move(source, target, verdict, **knobs)
     except (moving.Refused, moving.Mismatch) as exc:
         raise Refused(str(exc)) from None
     finally:
+        marks.remove(mark)
         lock.close()
     seconds = time.monotonic() - started
     return Done(moved, seconds, edit_config(config_file, target) if edit else None)

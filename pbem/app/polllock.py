@@ -23,6 +23,11 @@ judges the holder (`judge`, pure):
 
 A lock line from an older pbem (`PID STARTED`) has no host or beat: judged on
 this host by its start time alone.
+
+`pbem move-record` holds the same lock for its copy, its line ending `move DEADLINE` (`KIND`, its own
+`[limits] command_deadline`, walk12): a poll that finds it skips saying so, and judges it stuck only past
+that deadline (a move of a large home takes longer than a poll may: judged by the poll's, a cron poll would
+have ended it past `poll_deadline` and grace).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import signal
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -53,6 +58,8 @@ class Holder:
     started: float  # time.time() when it took the lock
     host: str = ""  # "" : an older pbem's line (this host assumed)
     beat: float | None = None  # its newest heartbeat
+    kind: str = "poll"  # or "move": `pbem move-record`, whose line ends `move DEADLINE`
+    deadline: float | None = None  # a move's own deadline (seconds); a poll's is the poll deadline
 
 
 @dataclass(frozen=True)
@@ -64,12 +71,16 @@ class Verdict:
 def line(holder: Holder) -> str:
     beat = holder.beat if holder.beat is not None else holder.started
     text = f"{holder.pid} {holder.started:.0f} {holder.host} {beat:.0f}"
+    if holder.kind != "poll":
+        text += f" {holder.kind} {holder.deadline or 0:.0f}"
     return text[: WIDTH - 1].ljust(WIDTH - 1) + "\n"
 
 
 def parse(text: str) -> Holder | None:
     parts = text.split()
     try:
+        if len(parts) >= 6:
+            return Holder(int(parts[0]), float(parts[1]), parts[2], float(parts[3]), parts[4][:16], float(parts[5]))
         if len(parts) >= 4:
             return Holder(int(parts[0]), float(parts[1]), parts[2], float(parts[3]))
         if len(parts) >= 2:
@@ -91,20 +102,30 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
 
 
+def holding(holder: Holder, host: str) -> str:
+    """Who holds the lock, in the words a run that finds it taken says (a move: what it is and what to do)."""
+    name = f"pid {holder.pid} on {holder.host or host}"
+    if holder.kind == "move":
+        return f"a pbem move-record ({name}, since {_when(holder.started)}) is copying this home's record to PostgreSQL"
+    return f"another pbem poll ({name}, since {_when(holder.started)}) is running on this home"
+
+
 def judge(holder: Holder, now: float, poll_deadline: float, host: str, alive: bool, pbem: bool) -> Verdict:
-    """What to do about the lock's holder at `now` (`alive`, `pbem`: its pid runs, and runs pbem, on this host)."""
+    """What to do about the lock's holder at `now` (`alive`, `pbem`: its pid runs, and runs pbem, on this host).  A
+    move's holder is judged by its own deadline: a move may take longer than a poll (walk12)."""
     here = holder.host in ("", host)
     held = now - holder.started
     quiet = now - holder.beat if holder.beat is not None else None
     name = f"pid {holder.pid} on {holder.host or host}"
+    most = holder.deadline if holder.kind == "move" and holder.deadline else poll_deadline
     if here and not (alive and pbem):
-        return Verdict("dead", f"the poll holding the lock ({name}, since {_when(holder.started)}) is gone")
+        return Verdict("dead", f"the {holder.kind} holding the lock ({name}, since {_when(holder.started)}) is gone")
     if quiet is not None and quiet > poll_deadline:
         why = f"no heartbeat from {name} since {_when(now - quiet)} ({quiet:.0f} s, past the poll deadline)"
-    elif held > poll_deadline + deadline.GRACE:
+    elif held > most + deadline.GRACE:
         why = f"{name} has held the lock since {_when(holder.started)} ({held / 60:.0f} min, past the deadline)"
     else:
-        return Verdict("running")
+        return Verdict("running", holding(holder, host))
     if here:
         return Verdict("stuck", why)
     return Verdict(
@@ -130,8 +151,9 @@ def _alive(pid: int) -> tuple[bool, bool]:
 class Lock:
     """The poll lock of one home, held by this run: `take` it, then `close` (the heartbeat stops with it)."""
 
-    def __init__(self, home: Path, poll_deadline: float) -> None:
+    def __init__(self, home: Path, poll_deadline: float, kind: str = "poll", most: float | None = None) -> None:
         self.path = Path(home) / LOCK_FILE
+        self.kind, self.most = kind, most  # (`move`, with its own deadline: `pbem move-record`)
         self.poll_deadline = float(poll_deadline)
         self.beat_every = max(0.2, min(10.0, self.poll_deadline / 5))
         self.file: IO[str] | None = None
@@ -216,9 +238,12 @@ class Lock:
         fresh = self.path.with_name(f"{LOCK_FILE}.{os.getpid()}")
         f = open(fresh, "w+")  # noqa: SIM115  (returned locked, closed by Lock.close)
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nobody else knows this file yet
-        self._write(f, Holder(os.getpid(), time.time(), socket.gethostname(), time.time()))
+        self._write(f, self._holder(time.time()))
         os.replace(fresh, self.path)  # from now on every run opens this one
         return f
+
+    def _holder(self, now: float) -> Holder:
+        return Holder(os.getpid(), now, socket.gethostname(), now, self.kind, self.most)
 
     def _write(self, f: IO[str], holder: Holder) -> None:
         os.pwrite(f.fileno(), line(holder).encode(), 0)
@@ -226,8 +251,7 @@ class Lock:
 
     def _hold(self, f: IO[str]) -> None:
         self.file = f
-        now = time.time()
-        holder = Holder(os.getpid(), now, socket.gethostname(), now)
+        holder = self._holder(time.time())
         self._write(f, holder)
         self._thread = threading.Thread(target=self._beat, args=(holder,), name="pbem-lock-beat", daemon=True)
         self._thread.start()
@@ -237,7 +261,7 @@ class Lock:
             if self.file is None:
                 return
             with contextlib.suppress(OSError, ValueError):
-                self._write(self.file, Holder(holder.pid, holder.started, holder.host, time.time()))
+                self._write(self.file, replace(holder, beat=time.time()))
 
     def close(self) -> None:
         self._stop.set()

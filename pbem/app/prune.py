@@ -78,8 +78,9 @@ def vacuumed(home: Home, seconds: float) -> str:
     if file is None:
         return "PostgreSQL: nothing to vacuum here; VACUUM FULL outbox gives its space back (it locks the table)"
     lock = Lock(home.cfg.home, home.cfg.poll_deadline)
-    if lock.take() is not None:
-        raise Busy("a pbem poll is running on this home: nothing was vacuumed; run pbem prune --vacuum again later")
+    if (refused := lock.take()) is not None:  # (a move-record's holder named: walk12)
+        held = refused.why or "a pbem poll is running on this home"
+        raise Busy(f"{held}: nothing was vacuumed; run pbem prune --vacuum again later")
     try:
         before, after = pruning.vacuum(file, seconds)
         from pbem.record.upkeep import keep_free_left

@@ -21,6 +21,7 @@ import shutil
 import sqlite3
 import stat
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
@@ -28,7 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from pbem.record import outbox, outbox_key, private
-from pbem.record.db import damage_of
+from pbem.record.db import Unit, damage_of
 
 STEP = 1024  # pages copied between two looks at the deadline (4 MiB of SQLite's default pages)
 PROBLEMS = 5  # lines of `quick_check` kept when the copy is damaged
@@ -253,3 +254,24 @@ def pg_listed(path: Path, deadline: float) -> int:
         raise OSError(f"pg_restore --list failed (exit {done.returncode}): {why[0] if why else 'no message'}")
     rows = done.stdout.decode("utf-8", "replace").splitlines()
     return sum(1 for row in rows if row.strip() and not row.startswith(";"))
+
+
+@contextlib.contextmanager
+def copy_unit(path: Path) -> Iterator[tuple[Unit, list[tuple[int, str]]]]:
+    """A unit of work on the SQLite copy at `path`, read as immutable (nothing written beside it: no -wal, no
+    -shm), with its games' ids and names in order (`pbem.app.chains` reads each one's chain there)."""
+    from sqlalchemy import create_engine, select
+
+    from pbem.record import models
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
+    engine = create_engine("sqlite://", creator=connect)
+    try:
+        with Unit(bind=engine) as s:
+            c = models.Game.__table__.c  # type: ignore[attr-defined]
+            games = [(int(i), str(n)) for i, n in s.execute(select(c.id, c.name).order_by(c.id))]
+            yield s, games
+    finally:
+        engine.dispose()

@@ -31,7 +31,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
-from pbem.record import private
+from pbem.record import moving, private
 from pbem.render.resources import shipped
 
 if TYPE_CHECKING:
@@ -55,6 +55,10 @@ class DatabaseDamaged(DatabaseError):
 DAMAGED_EXIT = 4  # the exit status of any command that met a damaged database (README: Backups)
 # SQLite's primary result codes that say the file itself is damaged: SQLITE_CORRUPT and SQLITE_NOTADB.
 _DAMAGE_CODES = frozenset({11, 26})
+#: The driver's words for a text column whose bytes are no UTF-8: pbem writes only UTF-8, so the page holding them was
+#: overwritten (an overflow page, which SQLite's checks do not read: walk12; an export ended in a traceback, or
+#: "the database could not be used", exit 3).
+_NOT_UTF8 = "Could not decode to UTF-8 column"
 
 
 def damage_of(exc: BaseException) -> str | None:
@@ -63,6 +67,8 @@ def damage_of(exc: BaseException) -> str | None:
     orig = getattr(exc, "orig", exc)
     if isinstance(orig, sqlite3.DatabaseError) and getattr(orig, "sqlite_errorcode", 0) & 0xFF in _DAMAGE_CODES:
         return (str(orig).splitlines() or ["damaged"])[0]
+    if isinstance(orig, sqlite3.OperationalError) and str(orig).startswith(_NOT_UTF8):
+        return str(orig)[: len(_NOT_UTF8) + 64].splitlines()[0]  # (the column's name; its text a few bytes only)
     return None
 
 
@@ -187,9 +193,16 @@ def _new_engine(url: str) -> Engine:
             readers = _READERS[eng] = _sqlite_engine(url)  # opens nothing until read
             event.listen(eng, "engine_disposed", lambda _: _retire(readers))  # the file may be replaced next
 
+        path = private.database_path(url)
+        mark = None if path is None else str(moving.mark_of(path))
+
         @event.listens_for(eng, "begin")
         def _begin(conn: Connection) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
-            if not conn.get_execution_options().get(READ_ONLY):
+            if conn.get_execution_options().get(READ_ONLY):
+                return
+            if mark is not None and os.path.exists(mark) and moving.holder(mark):
+                _begin_during_move(conn, mark)  # (a stat a transaction; the file is there only during a move)
+            else:
                 _begin_immediate(conn)
 
         return eng
@@ -222,6 +235,23 @@ def _readers_of(writers: Engine) -> Engine:
     return _READERS.get(writers, writers)
 
 
+#: The mark of the move this process met (`pbem.record.moving`): a write refused meanwhile says who holds the lock.
+_MOVE_MET: list[str] = []
+
+
+def _begin_during_move(conn: Connection, mark: str) -> None:
+    """BEGIN DEFERRED with no busy wait, while `pbem move-record` holds the write lock (`pbem.record.moving`): the
+    reads go on, and the first write fails at once (SQLITE_BUSY), which `unusable` words as the move's line."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    _MOVE_MET[:] = [mark]
+    try:
+        driver.execute("PRAGMA busy_timeout = 0")
+        driver.execute("BEGIN")
+    except sqlite3.Error as exc:
+        raise _driver_error("BEGIN", None, exc) from exc
+
+
 def _begin_immediate(conn: Connection) -> None:
     """BEGIN IMMEDIATE on the driver's own connection: it returns no rows and binds nothing, so the statement
     machinery around it (an execution context, cursor events) was most of a short transaction's CPU.  A
@@ -229,6 +259,8 @@ def _begin_immediate(conn: Connection) -> None:
     driver = conn.connection.driver_connection
     assert driver is not None
     try:
+        if _MOVE_MET:  # (a connection `_begin_during_move` left without a busy wait: given its wait back)
+            driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         driver.execute("BEGIN IMMEDIATE")
     except sqlite3.Error as exc:
         raise _driver_error("BEGIN IMMEDIATE", None, exc) from exc
@@ -648,9 +680,17 @@ def database_errors() -> Iterator[None]:
         raise DatabaseError(unusable(exc)) from None
 
 
+def why_not(exc: Exception) -> str:
+    """`unusable`'s line for a database that could not be used (a move's lock, a full disk), else the error's name."""
+    return unusable(exc) if isinstance(exc, OperationalError) else type(exc).__name__
+
+
 def unusable(exc: DBAPIError) -> str:
     """The one line for a database that cannot be used, with the driver's first line of why (and, for a write the
     system refused, what to do)."""
+    busy = _MOVE_MET and getattr(exc.orig, "sqlite_errorcode", 0) & 0xFF == _BUSY
+    if busy and (who := moving.holder(_MOVE_MET[0])):  # a write while a move runs (still: else the plain line)
+        return moving.refusal(who)
     return f"the database could not be used: {str(exc.orig).splitlines()[0]}{_write_refused(exc.orig)}"
 
 
@@ -665,6 +705,7 @@ def broken_server(exc: BaseException) -> TypeGuard[DBAPIError]:
 
 
 _IOERR, _FULL = 10, 13  # SQLite's primary result codes of a write the system refused
+_BUSY = 5  # SQLITE_BUSY: the write lock is another connection's
 
 
 def _write_refused(orig: BaseException | None) -> str:

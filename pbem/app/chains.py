@@ -1,0 +1,76 @@
+"""Each game's hash chain as a record reads it: what `pbem move-record` compares on both sides, and what `pbem backup`
+and `pbem backup --check` check in the copy (walk12).
+
+An event or order whose row SQLite stores past its first page (an overflow page) can be overwritten on disk without
+SQLite seeing it: its `quick_check` follows each overflow page's number of the next one and reads nothing else.  The
+chain sees it: each entry's hash is over its content and the previous hash, so a changed event breaks the chain at
+that entry (or cannot be read at all: text that is no UTF-8 any more).  Nothing read the chain of the record
+itself but an export (walk10's generator found page 55 of a small home, an event's, unseen by every check).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pbem.record.db import Unit
+
+if TYPE_CHECKING:
+    from pbem.record.backup import Opened
+
+
+def verdict(s: Unit, game_id: int) -> str:
+    """A game's chain as the record at `s` reads it: "ok N entries HEAD", or where it breaks, or why it could not be
+    read (the same words on both sides is what the move requires)."""
+    from pbem.history.export import chained
+    from pbem.record.store import game_by_id
+    from pbem.trust import chain
+
+    try:
+        game = game_by_id(s, game_id)
+        assert game is not None
+        rows = chained(s, game)  # (as the moderator's export lists it, without loading the game's state)
+        bad, head = chain.first_break(game.seed_commitment, rows)
+    except Exception as exc:  # a record the SQLite side cannot read either: compared as it is
+        return f"unreadable: {type(exc).__name__}"
+    return f"ok {len(rows)} entries {head}" if bad < 0 else f"breaks at entry {bad + 1}"
+
+
+def broken_in(path: Path, deadline: float | None = None) -> list[str]:
+    """The games of the SQLite copy at `path` (read as immutable: nothing written beside it) whose chain does not
+    check, each as "NAME (breaks at entry N)" or "NAME (unreadable: ...)"; `backup.Late` past `deadline` (`backup.now()`)."""
+    from pbem.record.backup import Late, copy_unit, now
+
+    found = []
+    with copy_unit(path) as (s, games):
+        for game_id, name in games:
+            if deadline is not None and now() > deadline:
+                raise Late(f"{len(games):,} games' chains had not all been read at the deadline")
+            said = verdict(s, game_id)
+            if not said.startswith("ok "):
+                found.append(f"{name} ({said})")
+    return found
+
+
+def told(broken: list[str]) -> list[str]:
+    """What `pbem backup` and its `--check` say of the games whose chain does not check (none: [])."""
+    if not broken:
+        return []
+    names = ", ".join(broken[:5]) + (", ..." if len(broken) > 5 else "")
+    return [
+        f"{len(broken)} game(s)' hash chain does not check: {names} (a page SQLite's quick_check does not read was "
+        "overwritten: an event or order changed)"
+    ]
+
+
+def copy_told(path: Path, got: Opened, deadline: float | None = None) -> list[str]:
+    """`told` of the SQLite copy at `path` as `backup.opened` found it (`got`): [] when it holds no pbem tables or
+    SQLite found it damaged itself (said already); the deadline passed, said so."""
+    from pbem.record.backup import Late
+
+    if got.revision is None or got.problems:
+        return []
+    try:
+        return told(broken_in(path, deadline))
+    except Late as exc:
+        return [str(exc)]
