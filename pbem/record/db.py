@@ -305,7 +305,10 @@ def fetch(conn: Connection, stmt: Any, params: dict[str, Any]) -> list[tuple[Any
         raise _driver_error(sql, params, exc) from exc
     if columns is None:
         return rows
-    return [tuple(v if p is None else p(v) for p, v in zip(columns, row, strict=True)) for row in rows]
+    try:
+        return [tuple(v if p is None else p(v) for p, v in zip(columns, row, strict=True)) for row in rows]
+    except ValueError as exc:  # a stored time that is no time: pbem wrote it as one, so its page was overwritten
+        raise DatabaseDamaged(damaged_line(f"a stored value is not of its column's type: {exc}"[:160])) from None
 
 
 def _bound(conn: Connection, stmt: Any, params: dict[str, Any]) -> tuple[str, list[Any], tuple[Any, ...] | None]:
