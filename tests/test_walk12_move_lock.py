@@ -120,3 +120,17 @@ def test_every_command_during_a_move_reads_or_names_the_move_at_once(moving_home
     names = [n for n in names if n not in ("move-record", "demo")]  # (a second move: refused by the lock; no home)
     wrong = failures(moving_home, names)
     assert wrong == [], f"{len(wrong)} of {len(names)}:\n" + "\n".join(wrong)
+
+
+def test_a_target_that_cannot_be_reached_or_a_huge_url_is_refused_in_one_line(home: Path) -> None:
+    """`pbem move-record` to a server that does not answer said "the database could not be used" (exit 3) and a url
+    of 100,000 characters went to libpq whole (on 4da2cbd6 2 of 2); now each is refused in one line, exit 2, the url
+    shown clipped and without its password (0 of 2)."""
+    down = "postgresql+psycopg://pbem:secret@127.0.0.1:9/none?connect_timeout=5"
+    got = forkserver.pbem(["--config", home, "move-record", down])
+    assert got.returncode == 2 and got.stderr.startswith("pbem: the target database postgresql+psycopg://pbem:***@"), (
+        got
+    )
+    assert "cannot be used: " in got.stderr and "~/.pgpass" in got.stderr and "secret" not in got.stderr, got.stderr
+    huge = forkserver.pbem(["--config", home, "move-record", "postgresql+psycopg://pbem@h/" + "d" * 100_000])
+    assert huge.returncode == 2 and "longer than 4,096 characters" in huge.stderr and len(huge.stderr) < 400, huge

@@ -61,7 +61,11 @@ def _target(url: str) -> None:
 
     if why := moving.refused_url(url):
         raise Refused(f"the target {moving.redacted(url)}: {why}")
-    if why := moving.emptiness(url):
+    try:
+        why = moving.emptiness(url)
+    except moving.Refused as exc:
+        raise Refused(str(exc)) from None
+    if why:
         raise Refused(
             f"the target database {moving.redacted(url)} is not empty: {why}; pbem moves a record only into an empty "
             "database (`createdb -O pbem NAME` makes one; nothing was changed)"
@@ -84,7 +88,7 @@ def move(cfg: config_mod.Config, config_file: Path, target: str, *, edit: bool =
     except OSError as exc:
         raise Refused(f"the poll lock {lock.path} cannot be used: {exc.strerror or exc}") from None
     if refused is not None:
-        held = refused.why or "a pbem poll is running on this home"
+        held = refused.why if "move-record" in refused.why else "a pbem poll is running on this home"
         raise Refused(f"{held}: run this again when it has finished (nothing was changed)")
     started = time.monotonic()
     file = sqlite_file(source)

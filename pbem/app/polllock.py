@@ -107,7 +107,7 @@ def holding(holder: Holder, host: str) -> str:
     name = f"pid {holder.pid} on {holder.host or host}"
     if holder.kind == "move":
         return f"a pbem move-record ({name}, since {_when(holder.started)}) is copying this home's record to PostgreSQL"
-    return f"another pbem poll ({name}, since {_when(holder.started)}) is running on this home"
+    return f"another pbem poll is running on this home ({name}, since {_when(holder.started)})"
 
 
 def judge(holder: Holder, now: float, poll_deadline: float, host: str, alive: bool, pbem: bool) -> Verdict:

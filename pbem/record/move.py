@@ -33,6 +33,7 @@ BATCH_ROWS = 500
 BATCH_BYTES = 4 * 1024 * 1024
 FETCH = 16  # rows a server-side cursor on PostgreSQL hands over at a time (the read back)
 _MOD = 1 << 256
+MOST_URL = 4096  # characters of a target url (`refused_url`)
 KEEP = {"alembic_version"}  # the schema's own table: made by the migrations on the target, never copied
 #: Rows the migrations themselves write into an empty database (0005: the home's Message-ID secret): not what makes
 #: a target "not empty", and replaced by the source's own rows.
@@ -252,15 +253,25 @@ def move(
 
 
 def emptiness(url: str) -> str | None:
-    """Why the database at `url` is not empty (`occupied`), else None."""
-    with db.reading(url) as conn:
-        return occupied(conn)
+    """Why the database at `url` is not empty (`occupied`), else None; `Refused` when it cannot be reached (a server
+    that is not there, a password refused: the driver's first line, walk12; before, the CLI's generic line, exit 3)."""
+    try:
+        with db.reading(url) as conn:
+            return occupied(conn)
+    except DBAPIError as exc:
+        why = str(getattr(exc, "orig", None) or exc).strip().splitlines()[:1] or ["no answer"]
+        raise Refused(
+            f"the target database {redacted(url)} cannot be used: {why[0][:300]}; nothing was changed (check the "
+            "url, the server and ~/.pgpass, then run this again)"
+        ) from None
 
 
 def refused_url(url: str) -> str | None:
     """Why `url` is no PostgreSQL database URL pbem can use (`init --database-url`, `move-record`), else None."""
     from sqlalchemy.engine import make_url
 
+    if len(url) > MOST_URL:  # (a url past it was parsed and sent to libpq whole: walk12's sweep case)
+        return f"it is longer than {MOST_URL:,} characters"
     if not url.startswith("postgresql"):
         return "it must be a PostgreSQL url (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
     try:
@@ -274,10 +285,13 @@ def redacted(url: str) -> str:
     """`url` without its password (never printed)."""
     from sqlalchemy.engine import make_url
 
+    if len(url) > MOST_URL:  # (never parsed: its start only)
+        return url.split("://", 1)[0][:24] + "://..."
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        shown = make_url(url).render_as_string(hide_password=True)
     except Exception:  # an unreadable URL: its scheme only
         return url.split("://", 1)[0][:24] + "://..."
+    return shown if len(shown) <= 200 else shown[:200] + "..."
 
 
 def row_counts(url: str) -> dict[str, int]:

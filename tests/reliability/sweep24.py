@@ -466,6 +466,43 @@ def init_name(folder: Path, k: int) -> Run:
     return run
 
 
+def url_length(folder: Path, k: int) -> Run:
+    """`pbem move-record URL` with a url of 1,000k characters: past 4,096 refused in one line, exit 2 (walk12)."""
+    cfg = home(folder)
+    url = "postgresql+psycopg://pbem@127.0.0.1:9/" + "d" * (k * 1000)
+    return cli(cfg, "move-record", url, codes=(2,) if len(url) > 4096 else (2, 3))
+
+
+def move_games(folder: Path, k: int) -> Run:
+    """`pbem move-record URL` of a home of k games into a new empty database, each run its own (walk12)."""
+    import pytest
+
+    from tests import pg
+
+    base, why = pg.server()
+    if base is None:
+        pytest.skip(why)
+    cfg = home(folder, games=k)
+
+    def run() -> None:
+        import psycopg
+
+        name = f"pbem_sweep_{os.getpid()}_{k}_{time.monotonic_ns()}"
+        with psycopg.connect(pg.plain_url(base), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        try:
+            res = _cli(cfg, "move-record", pg.with_database(base, name))
+            assert res.exit_code == 0, res.output[-800:]
+        finally:
+            from pbem.record.db import engine_for
+
+            engine_for.cache_clear()  # (its connections closed: the database can be dropped)
+            with psycopg.connect(pg.plain_url(base), autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return run
+
+
 def nothing(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
     """A command with no input that grows: the same run at every size (its cost must not change)."""
 
@@ -572,9 +609,24 @@ CASES: list[Case] = [
     Case("init", "a --name of 100N characters", 1, init_name, "200 characters (costs25)", capped=True),
     Case(
         "move-record",
-        "none here: it needs a PostgreSQL server (tests/test_postgres_move.py reads its peak bytes at 1, 4, 16 games)",
+        "N games, a server that does not answer (127.0.0.1:9)",
         1,
-        nothing(("move-record", "--help")),
+        games_count(("move-record", "postgresql+psycopg://pbem@127.0.0.1:9/none")),
+        "refused before any game is read (walk12: the CLI's generic line, exit 3, before)",
+    ),
+    Case(
+        "move-record",
+        "a url of 1,000N characters",
+        1,
+        url_length,
+        "4,096 characters (walk12)",
+        capped=True,
+    ),
+    Case(
+        "move-record",
+        "N games into an empty PostgreSQL database (skipped without a server: tests/pg.py)",
+        1,
+        move_games,
         "batches of 500 rows or 4 MiB",
     ),
     Case("rules", "none: the kind only", 1, nothing(("rules", "habsburg")), "none grows"),
