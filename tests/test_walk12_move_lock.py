@@ -134,3 +134,70 @@ def test_a_target_that_cannot_be_reached_or_a_huge_url_is_refused_in_one_line(ho
     assert "cannot be used: " in got.stderr and "~/.pgpass" in got.stderr and "secret" not in got.stderr, got.stderr
     huge = forkserver.pbem(["--config", home, "move-record", "postgresql+psycopg://pbem@h/" + "d" * 100_000])
     assert huge.returncode == 2 and "longer than 4,096 characters" in huge.stderr and len(huge.stderr) < 400, huge
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    from tests import pg
+
+    yield from pg.own_database()
+
+
+def _write_locked(db: Path) -> bool:
+    import sqlite3
+
+    conn = sqlite3.connect(db, timeout=0)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError:
+        return True
+    finally:
+        conn.close()
+    return False
+
+
+@pytest.mark.postgres
+@pytest.mark.xdist_group("postgres")
+def test_a_real_move_stopped_mid_copy_names_itself_to_a_write_and_lets_a_read_go_on(
+    home: Path, tmp_path: Path, pg_url: str
+) -> None:
+    """`pbem move-record` itself (its own process), stopped (SIGSTOP) while it holds SQLite's write lock: `pbem game
+    pause` is refused at once naming it, `pbem game list` works, a cron poll skips naming it; let go, the move ends
+    exit 0 and removes its mark."""
+    import os
+    import shutil
+    import signal
+
+    from tests.test_postgres_move import emptied
+
+    url = emptied(pg_url)
+    moved = tmp_path / "home"
+    shutil.copytree(home.parent, moved)
+    cfg = moved / "pbem.toml"
+    mover = subprocess.Popen(
+        [sys.executable, "-m", "pbem", "--config", str(cfg), "move-record", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    try:
+        while True:  # stopped where it holds the write lock (a small home: the copy takes a moment only)
+            if mover.poll() is not None:
+                pytest.fail(f"the move ended before it could be stopped: {mover.communicate()[0]}")
+            os.kill(mover.pid, signal.SIGSTOP)
+            if (moved / "pbem.db.moving").exists() and _write_locked(moved / "pbem.db"):
+                break
+            os.kill(mover.pid, signal.SIGCONT)
+        pause, listed, poll = forkserver.pbem_many(
+            [["--config", str(cfg), *a] for a in (["game", "pause", "iw1"], ["game", "list"], ["poll"])], timeout=120
+        )
+        assert pause.returncode == 3 and pause.stderr.startswith("pbem: a pbem move-record (pid "), pause
+        assert f"(pid {mover.pid} on " in pause.stderr and "nothing was changed" in pause.stderr, pause.stderr
+        assert listed.returncode == 0 and "iw1" in listed.stdout, listed
+        assert poll.returncode == 0 and poll.stdout.startswith("a pbem move-record (pid "), poll
+    finally:
+        os.kill(mover.pid, signal.SIGCONT)
+    out = mover.communicate(timeout=300)[0]
+    assert mover.returncode == 0 and "every game's chain checks" in out, out
+    assert not (moved / "pbem.db.moving").exists()
