@@ -189,7 +189,7 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         created_at=w.when,
     )
     game = rows.Game(id=store.insert(w.s, models.Game, row), **row)
-    state_json = json.dumps(g.state, sort_keys=True)
+    state_json = store.state_text(g.state)  # (with its digest: `pbem.record.kept_state`)
     # no entry yet: the commitment; and nobody has seen any entry
     readers = {p: (0, g.seed_commitment) for p in g.players}
     seen = reader_view.snapshot_json(readers, list(g.players), 0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem.record.db import Unit
+from pbem.record.db import DatabaseDamaged, Unit
 
 if TYPE_CHECKING:
     from pbem.record.backup import Opened
@@ -38,17 +38,24 @@ def verdict(s: Unit, game_id: int) -> str:
 
 def broken_in(path: Path, deadline: float | None = None) -> list[str]:
     """The games of the SQLite copy at `path` (read as immutable: nothing written beside it) whose chain does not
-    check, each as "NAME (breaks at entry N)" or "NAME (unreadable: ...)"; `backup.Late` past `deadline` (`backup.now()`)."""
-    from pbem.record.backup import Late, copy_unit, now
+    check, each as "NAME (breaks at entry N)" or "NAME (unreadable: ...)"; `backup.Late` past `deadline`
+    (`backup.now()`)."""
+    from pbem.record.backup import copy_unit
+
+    with copy_unit(path) as (s, games):
+        return _broken(s, games, deadline)
+
+
+def _broken(s: Unit, games: list[tuple[int, str]], deadline: float | None) -> list[str]:
+    from pbem.record.backup import Late, now
 
     found = []
-    with copy_unit(path) as (s, games):
-        for game_id, name in games:
-            if deadline is not None and now() > deadline:
-                raise Late(f"{len(games):,} games' chains had not all been read at the deadline")
-            said = verdict(s, game_id)
-            if not said.startswith("ok "):
-                found.append(f"{name} ({said})")
+    for game_id, name in games:
+        if deadline is not None and now() > deadline:
+            raise Late(f"{len(games):,} games' chains had not all been read at the deadline")
+        said = verdict(s, game_id)
+        if not said.startswith("ok "):
+            found.append(f"{name} ({said})")
     return found
 
 
@@ -74,3 +81,25 @@ def copy_told(path: Path, got: Opened, deadline: float | None = None) -> list[st
         return told(broken_in(path, deadline))
     except Late as exc:
         return [str(exc)]
+
+
+def record_line(url: str) -> tuple[str, bool]:
+    """`pbem check`'s line on the home's record, each game's chain read (walk12), and whether it found damage."""
+    from pbem.engine.words import count
+    from pbem.record.backup import live_unit
+    from pbem.record.db import damage_of, damaged_line
+
+    try:
+        with live_unit(url) as (s, games):
+            broken = _broken(s, games, None)
+    except Exception as exc:  # a record that cannot be read: the checks above still said what they found
+        if isinstance(exc, DatabaseDamaged) or (words := damage_of(exc)) is not None:
+            return f"FAIL  the record: {exc if isinstance(exc, DatabaseDamaged) else damaged_line(words or '')}", True
+        return f"note  the record's chains could not be read: {type(exc).__name__}: {str(exc)[:200]}", False
+    if broken:
+        return (
+            f"FAIL  the record: {told(broken)[0]}; stop the cron poll and restore the newest backup that "
+            "`pbem backup --check` finds intact (README: Backups)",
+            True,
+        )
+    return f"ok    the record: {count(len(games), 'game')}, each one's hash chain checks", False

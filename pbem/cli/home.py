@@ -126,8 +126,10 @@ def check() -> None:
     holds, a disk filling, a size past its limit, free pages of pbem.db, mail to prune, a deadline extended again and again) with the
     command that acts on it, and each key file's last change.
 
+    Last, each game's hash chain in the record: a FAIL line, exit 4, when one does not check (a page overwritten).
+
     Exit codes: 0 a poll would work; 1 a check failed (its line says what to change);
-    2 the configuration file is wrong.
+    2 the configuration file is wrong; 4 the record is damaged.
 
     Example: pbem --config ~/pbem/pbem.toml check
     """
@@ -140,6 +142,13 @@ def check() -> None:
         failed = failed or not result.ok
     for line in _upkeep(cfg):
         typer.echo(line)
+    from pbem.app.chains import record_line
+    from pbem.record.db import DAMAGED_EXIT
+
+    line, damaged = record_line(cfg.database_url)  # each game's chain: an event SQLite cannot see changed (walk12)
+    typer.echo(line)
+    if damaged:
+        raise typer.Exit(DAMAGED_EXIT)
     if failed:
         raise typer.Exit(1)
 

@@ -260,9 +260,7 @@ def pg_listed(path: Path, deadline: float) -> int:
 def copy_unit(path: Path) -> Iterator[tuple[Unit, list[tuple[int, str]]]]:
     """A unit of work on the SQLite copy at `path`, read as immutable (nothing written beside it: no -wal, no
     -shm), with its games' ids and names in order (`pbem.app.chains` reads each one's chain there)."""
-    from sqlalchemy import create_engine, select
-
-    from pbem.record import models
+    from sqlalchemy import create_engine
 
     def connect() -> sqlite3.Connection:
         return sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True, check_same_thread=False)
@@ -270,8 +268,24 @@ def copy_unit(path: Path) -> Iterator[tuple[Unit, list[tuple[int, str]]]]:
     engine = create_engine("sqlite://", creator=connect)
     try:
         with Unit(bind=engine) as s:
-            c = models.Game.__table__.c  # type: ignore[attr-defined]
-            games = [(int(i), str(n)) for i, n in s.execute(select(c.id, c.name).order_by(c.id))]
-            yield s, games
+            yield s, _games(s)
     finally:
         engine.dispose()
+
+
+@contextlib.contextmanager
+def live_unit(url: str) -> Iterator[tuple[Unit, list[tuple[int, str]]]]:
+    """`copy_unit` of the home's own record at `url`, read without its write lock (`db.reading`: `pbem check`)."""
+    from pbem.record.db import reading
+
+    with reading(url) as conn, Unit(bind=conn) as s:
+        yield s, _games(s)
+
+
+def _games(s: Unit) -> list[tuple[int, str]]:
+    from sqlalchemy import select
+
+    from pbem.record import models
+
+    c = models.Game.__table__.c  # type: ignore[attr-defined]
+    return [(int(i), str(n)) for i, n in s.execute(select(c.id, c.name).order_by(c.id))]

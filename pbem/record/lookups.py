@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, col, select
 
+from pbem.record import kept_state
 from pbem.record.db import fetch, reading
 from pbem.record.models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 from pbem.record.store import aware
@@ -225,16 +226,14 @@ def state_at(s: Session, game_id: int, when: datetime) -> dict[str, Any] | None:
     """The engine state of the newest snapshot written by `when` (one read, from the newest back): what a player
     was asked when a mail was sent, for a reply the intake would apply to a step opened since (`pbem.app.on_file`)."""
     rows = fetch(s.connection(), _Q_STATE_AT, {"gid": game_id, "when": when})
-    state = json.loads(rows[0][0]) if rows else None
-    return state if isinstance(state, dict) else None
+    return kept_state.loads(rows[0][0]) if rows else None
 
 
 def snapshot_state(s: Session, game_id: int, seq: int) -> dict[str, Any] | None:
     """The engine state after input `seq` (one read by the primary key): what a player was asked when a mail was sent,
     for a reply whose step closed since (`pbem.app.closing.changed`)."""
     row = s.exec(select(Snapshot.state_json).where(Snapshot.game_id == game_id, Snapshot.seq == seq)).first()
-    state = json.loads(row) if row is not None else None
-    return state if isinstance(state, dict) else None
+    return kept_state.loads(row)
 
 
 def held_ids(s: Session, game_id: int, player: str) -> list[int]:

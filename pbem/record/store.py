@@ -29,7 +29,7 @@ from sqlmodel import Session, select
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
 from pbem.engine.seats import RENAME
-from pbem.record import db, due, models, reader_view
+from pbem.record import db, due, kept_state, models, reader_view
 from pbem.record.models import ControlAction, Snapshot
 from pbem.record.rows import Deadline, Game, GameEvent, OrderInput, Seat
 from pbem.trust import chain
@@ -313,15 +313,17 @@ def load(s: Session, game: Game) -> Loaded:
     state: dict[str, Any] | None = None
     readers: dict[str, tuple[int, str]] = {}
     if snaps and snaps[0][0] == seq:
-        try:
-            state = json.loads(snaps[0][1])
-        except ValueError:
-            state = None  # corrupted cache: rebuild below
+        state = kept_state.loads(snaps[0][1])  # None: corrupted cache, or its digest differs (walk12): rebuilt below
         if state is not None and snaps[0][3]:  # each reader's receipt position, kept with the snapshot
             readers = reader_view.cached(conn, game.id, snaps[0][3], event_seq)
     if state is None:
         state, _ = replay(game, inputs(s, game.id), join=join_opened(s, game.id))
     return Loaded(game, seats, state, seq, event_seq, head=head, control=_control(controls), readers=readers)
+
+
+def state_text(state: dict[str, Any]) -> str:
+    """A snapshot's `state_json`: the state's JSON led by its digest (`pbem.record.kept_state`)."""
+    return kept_state.dumps(state)
 
 
 def join_opened(s: Session, game_id: int) -> bool:
@@ -503,7 +505,7 @@ def append_input(
             seq=loaded.seq,
             step=step,
             over=over,
-            state_json=json.dumps(loaded.state, sort_keys=True),
+            state_json=kept_state.dumps(loaded.state),
             created_at=when,
             readers_json=None if over else reader_view.snapshot_json(loaded.readers, players(loaded), loaded.event_seq),
         ),
