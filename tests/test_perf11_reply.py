@@ -72,7 +72,6 @@ def test_a_reply_from_a_keyed_seat_is_not_read_ahead_and_a_stretched_code_is_sti
 
 def _state_then(s: Any, game_id: int, when: Any) -> dict[str, Any] | None:
     """a0540ce's `state_at`: the statement built for each call."""
-    import json
 
     row = s.exec(
         select(Snapshot.state_json)
@@ -80,8 +79,9 @@ def _state_then(s: Any, game_id: int, when: Any) -> dict[str, Any] | None:
         .order_by(col(Snapshot.seq).desc())
         .limit(1)
     ).first()
-    state = json.loads(row) if row is not None else None
-    return state if isinstance(state, dict) else None
+    from pbem.record import kept_state
+
+    return kept_state.loads(row)  # (the text read as walk12 stores it: led by its digest; the query is a0540ce's)
 
 
 def test_the_state_a_stale_reply_is_read_against_is_a0540ces_at_every_time() -> None:
