@@ -12,8 +12,10 @@ the damaged line.
 
 The generator: every overflow page of the chained tables (events, orders) of that home, each overwritten in three
 ways (bytes 0-255 after the next-page number, ASCII 'x' there, one byte of the middle flipped).  On 4da2cbd6 3 of 3
-failed (the backup exit 0, its check intact, `pbem check` exit 0, the export a traceback or exit 3); on walk12 0 of 3.  The home has one
-such page: all three run in the suite (about 3 s).
+failed (the backup exit 0, its check intact, `pbem check` exit 0, the export a traceback or exit 3), and at the
+whole size a longer game's one such page too (3 of 3, `PBEM_FULL_SIZE=1`); on walk12 0 of 3 and 0 of 3.  The home
+has one such page: all three run in the suite (about 3 s).  Events rarely run past a page (a deal's deck order);
+a snapshot's state often does: the last test.
 """
 
 from __future__ import annotations
