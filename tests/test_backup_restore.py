@@ -198,3 +198,19 @@ def test_a_backup_carries_the_mails_a_sender_had_sent_and_no_poll_had_folded(hom
         run_poll(cfg, clock=clock)
     run_poll(cfg, clock=clock, trust_clock=True)
     assert _sent_ids(copy) == [] and {s for _, s in _outbox(cfg.database_url)} == {"sent"}
+
+
+def test_a_backup_restored_on_another_machine_without_the_old_ledger_sends_nothing_twice(home, tmp_path: Path) -> None:
+    """The machine lost with its ledger (months7): the same 4 backups restored into a new folder with the backup's
+    `sent-ids.ledger` alone (the old home's went with the machine) and the Maildir, which stands for the mail
+    server.  On 4da2cbd6 the mails waiting when each backup was made, and sent since, went out again: 12
+    Message-IDs sent twice over the 4 points (6, 3, 0, 3).  Now the `--trust-clock` run looks each waiting mail up
+    in the mail server's witness of what was sent (`pbem.app.sent_witness`: here the Maildir's `sent` folder):
+    0 sent twice, none lost (each found there is marked sent; the rest were proved unsent and went out)."""
+    clock, taken = game_day(home, tmp_path)
+
+    def sqlite(backup: Path, copy: Path) -> None:
+        shutil.copy2(backup / "pbem.db", copy / "pbem.db")
+
+    twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite, elsewhere=True, old_ledger=False)
+    assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)

@@ -99,7 +99,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
                 _refresh_site(home)  # [publish] dir was just set: the site appears without waiting for mail
             _upkeep(home, started, None, None)  # its mail, if any, goes out with the next run
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
-        from pbem.app import arrivals, witness
+        from pbem.app import arrivals, sent_witness, witness
         from pbem.app.budgets import overrun
         from pbem.app.poll import poll
         from pbem.mail.transports.seam import open_transport
@@ -122,6 +122,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
                 _jump(home, clocks, seen, started, summary, sender)
                 _upkeep(home, started, summary, sender)
                 witness.keep(cfg, inbox)  # what the folders it filed into hold now, for the next run's check
+                sent_witness.flush(cfg, inbox, home.clock())  # what it sent, on the server (a machine lost: months7)
             _deferred(summary)
             late = overrun(summary.read)
             if late is not None:
@@ -273,6 +274,10 @@ def _times(
     if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home, forget=new_key, told=told):
         raise TransportError(refusal)  # nothing is written
     filed.notes += told
+    if trust_clock or filed.sent_moved:  # a restored database's waiting mail: sent, proved unsent, or held
+        from pbem.app.sent_witness import after_restore
+
+        filed.notes += after_restore(cfg, before or seen, filed.notes, started, filed.sent_moved)
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)

@@ -34,6 +34,7 @@ from pbem.home.config import Config
 from pbem.record import marks
 
 log = logging.getLogger("pbem.clock")
+SENT_WITNESS = "sent-witness"  # the poll mark of `pbem.app.sent_witness` (its folder's UIDVALIDITY:UIDNEXT)
 MOST = 20  # mails of each folder whose Message-ID is fetched: the newest, after the kept UIDNEXT
 
 
@@ -46,6 +47,9 @@ class Found:
     notes: list[str] = field(default_factory=list)
     inbox_mark: str | None = None
     late: dict[str, int] = field(default_factory=dict)  # the mails of each folder the refusal counts
+    # the server's witness of mails sent (`pbem.app.sent_witness`) holds what runs this record does not know of sent:
+    # "moved" past the mark this record kept, "unmarked" (this record kept none: a backup made before its first run)
+    sent_moved: str = ""
 
 
 def trusted(found: Found, seen: datetime) -> Found:
@@ -90,24 +94,38 @@ def check(cfg: Config, seen: datetime | None) -> Found:
     """Before anything is written (see the module docstring): the refusal, if the mail server filed mail that this
     record never read after its newest run (`seen`).  Raises TransportError when the server cannot be asked."""
     held = _kept(marks.recall(cfg.database_url, marks.IMAP_FILED) or "") if cfg.transport == "imap" else {}
-    if not held or seen is None:
+    # (until this record's first complete run, which keeps a mark of the witness of mails sent: months7)
+    unmarked = cfg.transport == "imap" and marks.recall(cfg.database_url, SENT_WITNESS) is None
+    if (not held or seen is None) and not unmarked:
         return Found()
     from pbem.mail.transports.connect import inbox
     from pbem.mail.transports.credentials import login_for
 
     box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
+    newer: dict[str, list[tuple[bytes, Any]]] = {}
     try:
         found = Found(inbox_mark=box.status_mark())
-        now = _kept(" ".join(f"{r}={m}" for r, m in box.filed_marks().items()))
-        newer = {
-            role: box.filed_since(role, uidnext, MOST)
-            for role, (validity, uidnext) in held.items()
-            if role in now and now[role][0] == validity and now[role][1] > uidnext
-        }
+        if unmarked:
+            found.sent_moved = _unmarked(box.witness_mark())
+        if held and seen is not None:
+            now = _kept(" ".join(f"{r}={m}" for r, m in box.filed_marks().items()))
+            newer = {
+                role: box.filed_since(role, uidnext, MOST)
+                for role, (validity, uidnext) in held.items()
+                if role in now and now[role][0] == validity and now[role][1] > uidnext
+            }
+            kept = marks.recall(cfg.database_url, SENT_WITNESS)  # what this record appended to the server
+            found.sent_moved = found.sent_moved or ("moved" if kept and box.witness_mark() not in (None, kept) else "")
     finally:
         box.close()
-    _judge(cfg, seen, newer, found)
+    if seen is not None and held:
+        _judge(cfg, seen, newer, found)
     return found
+
+
+def _unmarked(mark: str | None) -> str:
+    """ "unmarked" when the witness folder of mails sent (`mark`) holds messages this record never wrote there."""
+    return "unmarked" if mark is not None and int(mark.partition(":")[2] or 0) > 1 else ""
 
 
 def _judge(cfg: Config, seen: datetime, newer: dict[str, list[tuple[bytes, Any]]], found: Found) -> None:

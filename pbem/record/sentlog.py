@@ -248,7 +248,7 @@ def replay(home: Path, url: str, when: datetime) -> int:
 UNSENT = ("queued", "withdrawn")  # the statuses a journaled (sent) mail may still have: `outbox.WITHDRAWN` raced it
 
 
-def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
+def fold(conn: Connection, ids: Iterable[int], when: datetime, witness: Path | None = None) -> int:
     """Mark these outbox rows sent (one UPDATE per chunk) in the caller's transaction; returns rows changed.
 
     Sent: the player's code (if any) left with the mail, so its `outbox_mail.raw` becomes the redacted `keep_raw`
@@ -276,6 +276,10 @@ def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
             .values(status="sent", sent_at=when, last_error="", attempts=c.attempts + 1)
         )
         changed += res.rowcount or 0
+    if witness is not None and todo:  # over IMAP: their digests, for the server's witness (`pbem.app.sent_witness`)
+        from pbem.record.sent_witness import note_sent
+
+        note_sent(conn, todo, witness)
     return changed
 
 

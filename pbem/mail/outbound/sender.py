@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -188,7 +189,7 @@ def send_pending(
         finally:
             ids = own.take()
             with transaction(cfg.database_url) as conn:
-                sentlog.fold(conn, ids, when)
+                sentlog.fold(conn, ids, when, _witness(cfg))
             own.folded(ids)
             own.close(remove=True)
     summary = summary or SendSummary()
@@ -290,7 +291,7 @@ class Dispatcher:
             ids = sentlog.read_ids(path)
             if ids:
                 with transaction(self.cfg.database_url) as conn:
-                    sentlog.fold(conn, ids, self.clock())
+                    sentlog.fold(conn, ids, self.clock(), _witness(self.cfg))
                 self.claims.add(ids)
             if not alive:
                 sentlog.retire(path, ids)
@@ -309,7 +310,7 @@ class Dispatcher:
         t0 = time.perf_counter()
         try:
             with transaction(self.cfg.database_url) as conn:
-                sentlog.fold(conn, ids, self.clock())
+                sentlog.fold(conn, ids, self.clock(), _witness(self.cfg))
         except BaseException:
             self.journal.give_back(ids)
             raise
@@ -389,6 +390,12 @@ class Dispatcher:
             except Exception as exc:  # the journal stays for the next run; the poll's own error is the one to report
                 reason = str(getattr(exc, "orig", exc)).splitlines()[0] if str(exc) else type(exc).__name__
                 log.warning("mail sent in this run is marked sent by the next run (%s)", reason)
+
+
+def _witness(cfg: Config) -> Path | None:
+    """Where the digests of the mails sent wait for the mail server's witness (`pbem.app.sent_witness`): over
+    IMAP; over Maildir the `sent` folder is the witness itself."""
+    return sentlog.journal_dir(cfg.home) if cfg.transport == "imap" else None
 
 
 def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = False) -> bool:

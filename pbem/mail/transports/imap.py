@@ -28,6 +28,7 @@ text is one line and never contains the password or token.
 
 from __future__ import annotations
 
+import email.utils
 import logging
 import re
 import socket
@@ -37,6 +38,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
+from datetime import datetime
 from email.parser import BytesHeaderParser
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -392,6 +394,72 @@ class ImapInbox(Filing):
             for uid, v in sorted(answer.items())
             if low <= uid < top
         ]
+
+    # -- the witness of mails sent (`pbem.app.sent_witness`) ----------------------------------------------
+
+    def witness_folder(self) -> str:
+        """pbem's folder of what it sent, beside the processed folder (`pbem/sent-ids` by default)."""
+        name = self._names["processed"]
+        return f"{name.rsplit('/', 1)[0]}/sent-ids" if "/" in name else "pbem-sent-ids"
+
+    def witness(self, text: bytes, when: datetime) -> str:
+        """APPEND one message whose text is `text` to the witness folder (made if missing; on the poll's
+        connection, which stays on its folder); the folder's UIDVALIDITY:UIDNEXT after it."""
+        client = self._client or self.open()
+        stamp = email.utils.format_datetime(when)
+        head = f"From: pbem\r\nSubject: pbem sent-ids\r\nDate: {stamp}\r\nContent-Type: text/plain\r\n\r\n"
+        with self._errors("append to the witness folder"):
+            real = self._ensure(self.witness_folder())
+            if text:
+                client.append(real, head.encode() + text, flags=(b"\\Seen",), msg_time=when)
+            status = client.folder_status(real, [b"UIDVALIDITY", b"UIDNEXT"])
+        return f"{int(status[b'UIDVALIDITY'])}:{int(status[b'UIDNEXT'])}"
+
+    def witness_mark(self) -> str | None:
+        """The witness folder's UIDVALIDITY:UIDNEXT now (one STATUS; None: no such folder)."""
+        import imaplib
+
+        client = self._client or self.open()
+        real = self._server_name(self.witness_folder())
+        try:
+            with self._errors(f"status {real!r}", refusals=True):
+                status = client.folder_status(real, [b"UIDVALIDITY", b"UIDNEXT"])
+        except imaplib.IMAP4.error:
+            return None
+        return f"{int(status[b'UIDVALIDITY'])}:{int(status[b'UIDNEXT'])}"
+
+    def witnessed(self, since: datetime, most: int) -> tuple[str, list[bytes] | None] | None:
+        """The witness folder's UIDVALIDITY and the texts of its messages that arrived on or after `since`'s day
+        (None for the texts: more than `most`), read only; None: there is no such folder."""
+        client = self._client or self.open()
+        real = self._server_name(self.witness_folder())
+        with self._errors(f"examine {real!r}"):
+            if not client.folder_exists(real):
+                return None
+            validity = str(int(client.select_folder(real, readonly=True)[b"UIDVALIDITY"]))
+            uids = sorted(client.search(["SINCE", since.date()]))
+            if len(uids) > most:
+                return validity, None
+            texts: list[bytes] = []
+            for start in range(0, len(uids), 200):
+                answer = client.fetch(uids[start : start + 200], ["BODY.PEEK[TEXT]"])
+                texts += [bytes(v.get(b"BODY[TEXT]") or b"") for _, v in sorted(answer.items())]
+        return validity, texts
+
+    def forget_witnessed(self, before: datetime) -> int:
+        """Delete the witness folder's messages that arrived before `before`'s day (on a connection of its own:
+        it selects that folder); how many."""
+        client = self._client or self.open()
+        real = self._server_name(self.witness_folder())
+        with self._errors(f"expunge {real!r}"):
+            if not client.folder_exists(real):
+                return 0
+            client.select_folder(real)
+            uids = client.search(["BEFORE", before.date()])
+            if uids:
+                client.delete_messages(uids)
+                client.expunge()
+        return len(uids)
 
     def _server_name(self, name: str) -> str:
         """Translate a configured ``a/b`` name to the server's hierarchy delimiter."""

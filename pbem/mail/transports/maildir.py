@@ -16,6 +16,7 @@ import mailbox
 import os
 import stat
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -215,3 +216,34 @@ class MaildirSender:
 
     def close(self) -> None:
         pass
+
+
+HEAD_BYTES = 64 * 1024  # of a sent mail read for its Message-ID (pbem's headers are a few KB)
+
+
+def sent_ids_since(folder: Path, since: datetime, most: int) -> set[str] | None:
+    """The Message-IDs of the mails of the Maildir `folder` (pbem's `sent`) written on or after `since` (by the
+    files' times), reading each one's head only; None past `most` of them.  A restored home's witness of the mails
+    the old home sent (`pbem.app.sent_witness`)."""
+    import re
+
+    found: set[str] = set()
+    stamp = since.timestamp()
+    pattern = re.compile(rb"^message-id:[ \t]*(<[^>\s]{1,996}>)", re.I | re.M)
+    for leaf in ("new", "cur"):
+        try:
+            entries = list(os.scandir(folder / leaf))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if not entry.is_file(follow_symlinks=False) or entry.stat().st_mtime < stamp:
+                    continue
+                head = _read(entry.path, HEAD_BYTES).split(b"\n\n", 1)[0]
+            except (OSError, NotAMessage):
+                continue
+            if len(found) >= most:
+                return None
+            if (m := pattern.search(head)) is not None:
+                found.add(m.group(1).decode("ascii", "replace"))
+    return found

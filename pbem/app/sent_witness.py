@@ -1,0 +1,197 @@
+"""A witness of the mails sent that survives the machine: a restored home sends nothing it cannot prove unsent.
+
+The home's ledger of mails sent (`pbem.record.sentlog`) is a file of the home.  A machine lost takes it along, and
+a database restored from a backup on another machine (or into another folder) held as waiting the mails that were
+waiting when it was saved: the `pbem poll --trust-clock` run that goes on with it sent each one again, those the
+old home had sent since as well (README "Backups": the players got the same report twice; months7).
+
+The witness is the mail server, which no backup of the machine restores:
+- over IMAP, each run that sent mail appends one small message to pbem's folder beside the processed one
+  (`pbem/sent-ids`): the digests of the Message-IDs it sent (`pbem.record.sent_witness`; `flush`), its messages
+  older than `KEEP` deleted once a day.  The record keeps the folder's UIDVALIDITY (the poll mark `sent-witness`),
+  so a database restored from a backup made after its first such run knows the folder was written before it was
+  saved, and every mail the old home sent since is named there;
+- over Maildir, the `sent` folder is the mail server's copy of every mail sent (a home restored elsewhere copies
+  the old `mail/` as README says); it covers the restored database when it holds the newest mail that database
+  marked sent (or, for a database that sent none, any mail).
+
+At the run that goes on with a restored database (`after_restore`, from `pbem poll --trust-clock` once a restore
+is evident: `pbem.app.clock.restored`, `pbem.app.whose`, the IMAP folders' `pbem.app.witness`), each mail still
+waiting is looked for: named by the witness, it is marked sent; not named by a witness that covers the database,
+it is proved unsent and goes out; otherwise it is held (status `held`), and the run's one `note:` line says how
+many and the commands that release them (`pbem outbox release --all`) or drop them (`pbem outbox drop --all`: marked
+sent, the old home sent them).  Not covered: a mail accepted by the SMTP server in the old machine's last run whose
+digest never reached the witness folder (the machine lost between the two, or the server refused the APPEND for the
+rest of its life): it is sent again, as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+from pbem.app.witness import SENT_WITNESS
+from pbem.home.config import Config
+from pbem.record import marks
+
+log = logging.getLogger("pbem")
+KEEP = timedelta(days=40)  # the witness folder's messages kept: a backup older than this is not covered (held)
+MOST = 20_000  # witness messages a restore reads at most (a run's message each: past it, what is waiting is held)
+PER_MESSAGE = 50_000  # digests in one witness message (17 bytes each: under every server's literal bound)
+WITNESS = SENT_WITNESS  # the poll mark: the IMAP witness folder's UIDVALIDITY:UIDNEXT after this record's append
+PRUNED = "sent-witness-pruned"  # the poll mark: the day its old messages were last deleted
+MARGIN = timedelta(days=1)  # IMAP's SINCE is a day; clocks differ
+
+
+def flush(cfg: Config, inbox: object, now: datetime) -> None:
+    """At the end of a complete run over IMAP: the digests of the mails sent (this run's, and a killed run's)
+    appended to the witness folder, then forgotten; once a day its messages older than `KEEP` deleted.  A server
+    that refuses: logged, the digests kept for the next run."""
+    append = getattr(inbox, "witness", None)
+    if append is None or cfg.transport != "imap":
+        return
+    from pbem.mail.transports.seam import TransportError
+    from pbem.record.sent_witness import body, taken
+    from pbem.record.sentlog import journal_dir
+
+    directory = journal_dir(cfg.home)
+    known = marks.recall(cfg.database_url, WITNESS)
+    files, digests = taken(directory) if directory.is_dir() else ([], [])
+    try:
+        validity = None
+        for start in range(0, len(digests), PER_MESSAGE):
+            validity = append(body(digests[start : start + PER_MESSAGE]), now)
+        if known is None and validity is None:  # a first run (or one that sent nothing): the folder made, kept
+            validity = append(b"", now)
+    except TransportError as exc:
+        log.warning("the mail server's witness of the mails sent was not written (the next run tries again): %s", exc)
+        return
+    if validity is not None and validity != known:
+        marks.remember(cfg.database_url, WITNESS, validity)
+    for f in files:
+        f.unlink(missing_ok=True)
+    _prune(cfg, now)
+
+
+def _prune(cfg: Config, now: datetime) -> None:
+    """Once a day, on a connection of its own: the witness folder's messages older than `KEEP` deleted."""
+    day = f"{now:%Y-%m-%d}"
+    if marks.recall(cfg.database_url, PRUNED) == day:
+        return
+    from pbem.mail.transports.connect import inbox
+    from pbem.mail.transports.credentials import login_for
+    from pbem.mail.transports.seam import TransportError
+
+    try:
+        box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
+        try:
+            gone = box.forget_witnessed(now - KEEP)
+        finally:
+            box.close()
+    except TransportError as exc:
+        log.warning("the witness folder's old messages were not deleted (tried again tomorrow): %s", exc)
+        gone = 0
+    if gone:
+        log.info("deleted %d message(s) older than %d days from the witness folder", gone, KEEP.days)
+    marks.remember(cfg.database_url, PRUNED, day)
+
+
+def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: datetime, moved: str = "") -> list[str]:
+    """At a `--trust-clock` run: when the database is a restored one (older than this home's marks, another
+    home's, or older than the IMAP server's folders: `notes` say so), each mail still waiting is marked sent when
+    the witness names it, left to go when a covering witness does not, else held; the note to tell (none: nothing
+    held)."""
+    from pbem.record.db import transaction
+    from pbem.record.sent_witness import digest, hold, newest_sent, waiting
+    from pbem.record.sentlog import fold
+
+    if not moved and not _restored(cfg, before, notes):
+        return []
+    with transaction(cfg.database_url) as conn:
+        queued, anchor = waiting(conn), newest_sent(conn)
+    if not queued:
+        return []
+    covers, named, why = _witness(cfg, before, anchor, now)
+    covers = covers or (moved == "unmarked" and not _restored(cfg, before, notes))  # no evidence: nothing held
+    sent = [i for i, m in queued if digest(m) in named]
+    rest = [i for i, m in queued if digest(m) not in named]
+    with transaction(cfg.database_url) as conn:
+        marked = fold(conn, sent, now) if sent else 0
+        kept = 0 if covers else hold(conn, rest)
+    if marked:
+        log.warning(
+            "%d mail(s) waiting in the restored database were sent before (named by %s): marked sent", marked, why
+        )
+    if not kept:
+        return []
+    note = (
+        f"{kept} mail(s) waiting in this database when it was saved may have gone out since ({why}); they are held: "
+        "pbem outbox release --all sends them, pbem outbox drop --all marks them sent (the old home sent them)"
+    )
+    log.warning("%s", note)
+    return [note]
+
+
+def _restored(cfg: Config, before: datetime | None, notes: list[str]) -> bool:
+    from pbem.app import clock as clocks
+    from pbem.app.whose import whose
+
+    if any(n.startswith("gone on with a database older than the mail server") for n in notes):
+        return True
+    try:
+        held = clocks.marks(cfg.home)
+    except clocks.MarkHeld:
+        return True
+    return bool(clocks.restored(before, held) or whose(cfg.database_url, cfg.home).refusal(cfg.home))
+
+
+def _witness(
+    cfg: Config, before: datetime | None, anchor: tuple[str, datetime] | None, now: datetime
+) -> tuple[bool, set[str], str]:
+    """Whether the witness covers the database, the digests it names, and what it is (for the lines)."""
+    from pbem.record.sent_witness import digest
+
+    if cfg.transport == "maildir":
+        from pbem.mail.transports.maildir import sent_ids_since
+
+        at = anchor[1] if anchor else before or datetime.min.replace(tzinfo=UTC) + MARGIN  # (none: every mail)
+        since = (at if at.tzinfo else at.replace(tzinfo=UTC)) - MARGIN
+        ids = sent_ids_since(cfg.maildir_path / "sent", since, MOST * 5)
+        if ids is None:
+            return False, set(), f"the Maildir's sent folder holds more than {MOST * 5} mails since then"
+        named = {digest(m) for m in ids}
+        covers = digest(anchor[0]) in named if anchor else bool(ids)
+        return covers, named, "the Maildir's sent folder" + ("" if covers else ", which does not reach back to it")
+    if cfg.transport != "imap":
+        return False, set(), "no witness of the mails sent on this transport"
+    return _imap(cfg, before or now - KEEP, now)
+
+
+def _imap(cfg: Config, before: datetime, now: datetime) -> tuple[bool, set[str], str]:
+    from pbem.mail.transports.connect import inbox
+    from pbem.mail.transports.credentials import login_for
+    from pbem.record.sent_witness import read_body
+
+    known = marks.recall(cfg.database_url, WITNESS)
+    box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
+    try:
+        got = box.witnessed(before - MARGIN, MOST)
+        mark = box.witness_mark()
+    finally:
+        box.close()
+    if known is not None and mark is not None:  # read: the next run is not sent here again by the same messages
+        marks.remember(cfg.database_url, WITNESS, mark)
+    where = f"the mail server's {box.witness_folder()} folder"
+    if got is None or got[1] is None:
+        return False, set(), f"{where} is missing" if got is None else f"{where} holds more than {MOST} messages since"
+    validity, texts = got
+    named: set[str] = set()
+    for text in texts or []:
+        named |= read_body(text)
+    if known is None:
+        return False, named, f"{where}, which this database never wrote to"
+    if known.split(":")[0] != validity:
+        return False, named, f"{where}, made anew since this database was saved"
+    if before < now - KEEP + MARGIN:
+        return False, named, f"{where}, which keeps {KEEP.days} days"
+    return True, named, where
