@@ -10,8 +10,8 @@ that sends appends one message of digests to `pbem/sent-ids`, and a restored hom
 The generator (`_walk`): a seeded run of steps on the old home (orders mailed, a new game made with its
 invitations waiting, polls), a backup copied at a seeded step, more steps, then the machine lost and the backup
 restored on another machine and polled (with `--trust-clock` when refused), then once more.  Counted: the
-Message-IDs the SMTP server was given twice.  `PBEM_SENT_WITNESS_CASES=12 python3 -m pytest
-tests/mail/test_sent_witness_imap.py -k generated`: on 4da2cbd6 9 of 12 walks sent mail twice (23 mails); 0 now.
+Message-IDs the SMTP server was given twice.  `PBEM_SENT_WITNESS_CASES=24 python3 -m pytest
+tests/mail/test_sent_witness_imap.py -k generated`: on 4da2cbd6 14 of 24 walks sent mail twice (54 mails); 0 now.
 The suite runs 2 walks.
 """
 
@@ -196,7 +196,7 @@ def test_what_the_witness_cannot_prove_unsent_is_held_and_told(
 def _walk(w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given: collections.Counter[str]) -> int:
     """One generated walk (see the module docstring): the Message-IDs given to the SMTP server twice."""
     rng = random.Random(seed)
-    steps = [rng.choice(["orders", "game", "poll", "poll"]) for _ in range(rng.randint(3, 7))]
+    steps = [rng.choice(["orders", "game", "game", "poll", "poll"]) for _ in range(rng.randint(3, 7))]
     at = rng.randrange(1, len(steps) + 1)
     _poll(w.cfg)
     backup: Path | None = None
@@ -216,7 +216,7 @@ def _walk(w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given
         if "are held" in note:  # (what a moderator would do after checking: here nothing was sent by the old home)
             _release_held(cfg)
     _poll(cfg)
-    return sum(1 for n in given.values() if n > 1)
+    return sum(n - 1 for n in given.values() if n > 1)
 
 
 def _release_held(cfg: config_mod.Config) -> None:
@@ -235,4 +235,5 @@ def test_generated_restores_send_nothing_twice(
     w = World(debian_servers, tmp_path, monkeypatch)
     with w.readers:
         _, w.bots = w.new_game("italian-wars", 2)  # type: ignore[attr-defined]
-        assert _walk(w, seed, tmp_path, monkeypatch, given) == 0, given
+        twice = _walk(w, seed, tmp_path, monkeypatch, given)
+        assert twice == 0, f"SENT-TWICE={twice} {given}"
