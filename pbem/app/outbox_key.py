@@ -27,6 +27,27 @@ log = logging.getLogger("pbem")
 
 
 FORGET = "pbem poll --new-outbox-key"  # what the moderator runs once when the record's key is lost for good
+LOSE = (
+    "pbem then makes a new one, and mails sealed with the lost one go out with the players' codes redacted "
+    "(`pbem game code` gives a player a new code); nothing was done"
+)
+
+
+def _damaged(database_url: str, path: Path, why: str) -> str | None:
+    """A key file that holds no key (edited, cut short, a folder or a FIFO in its place) in a home whose record had
+    a key (its check value, or sealed mail waiting): the run stops, as for a missing one (months7: it went on, and
+    every sealed mail waiting went out with its player's code redacted, a warning in the log only).  None for a
+    record that had no key: the first mail sealed stops the run in one line (`pbem.app.poll`), nothing lost."""
+    found = outbox_key.belongs(database_url, None)
+    if found.state != "lost":
+        return None
+    kept = "keeps the check value of its outbox.key"
+    if found.waiting:
+        kept = f"holds {count(found.waiting, 'mail')} waiting to be sent sealed with its outbox.key"
+    return (
+        f"{why.rstrip('.')}; this database {kept}: put back the outbox.key saved with this database (`pbem backup` "
+        f"saves them together), or, if that key is lost, move {path} aside and run once: {FORGET}: " + LOSE
+    )
 
 
 def refusal(database_url: str, home: Path, forget: bool = False, told: list[str] | None = None) -> str | None:
@@ -38,8 +59,8 @@ def refusal(database_url: str, home: Path, forget: bool = False, told: list[str]
     path = Path(home) / KEY_FILE
     try:
         key = held(home)
-    except Unsealable:  # a damaged key file: told where it is used, as before (a mail sealed with it goes redacted)
-        return None
+    except Unsealable as exc:  # a key file that holds no key: as a lost one, when the record shows it had one
+        return _damaged(database_url, path, str(exc))
     found = outbox_key.belongs(database_url, key, forget=forget and key is None)
     sealed = f"{count(found.waiting, 'mail')} waiting to be sent {'is' if found.waiting == 1 else 'are'} sealed"
     if found.state == "forgot":
@@ -59,10 +80,7 @@ def refusal(database_url: str, home: Path, forget: bool = False, told: list[str]
             else "--new-outbox-key: nothing was forgotten: this database keeps no outbox.key and no sealed mail waits"
         )
     why = f" ({sealed} with that one)" if found.waiting else ""
-    lose = (
-        "pbem then makes a new one, and mails sealed with the lost one go out with the players' codes redacted "
-        "(`pbem game code` gives a player a new code); nothing was done"
-    )
+    lose = LOSE
     if found.state == "lost":  # a first run has no key and nothing to open with one: this record had one
         kept = "keeps the check value of its outbox.key"
         if found.waiting:

@@ -65,7 +65,10 @@ def said(p: Pruned, older_than: str, dry_run: bool) -> list[str]:
             f"disk now ({p.sqlite}; as much free space as the file takes): pbem prune --vacuum, which holds the poll lock"
         )
     else:
-        advice = "PostgreSQL reuses the space after autovacuum; VACUUM FULL outbox gives it back to the disk (it locks the table)"
+        advice = (
+            "PostgreSQL reuses the space once the tables are vacuumed (autovacuum, or now: pbem prune --vacuum, "
+            "which no poll waits on)"
+        )
     return [head, advice]
 
 
@@ -75,8 +78,14 @@ def vacuumed(home: Home, seconds: float) -> str:
     from pbem.app.polllock import Lock
 
     file = sqlite_file(home.cfg.database_url)
-    if file is None:
-        return "PostgreSQL: nothing to vacuum here; VACUUM FULL outbox gives its space back (it locks the table)"
+    if file is None:  # PostgreSQL: a plain VACUUM, which no poll waits on (no poll lock; `pruning.pg_vacuum`)
+        before, after = pruning.pg_vacuum(home.cfg.database_url, seconds)
+        return (
+            f"VACUUM (ANALYZE) outbox_mail, outbox: {before / 1e6:.1f} MB to {after / 1e6:.1f} MB; the pruned text's "
+            "space is reused by new mail from now on (PostgreSQL gives back to the disk only a table's empty end; "
+            "VACUUM FULL outbox_mail gives back the rest, but every poll waits on its lock while it rewrites the "
+            "table: run it by hand, cron stopped, if the disk needs it)"
+        )
     lock = Lock(home.cfg.home, home.cfg.poll_deadline)
     if (refused := lock.take()) is not None:  # (a move-record's holder named: walk12)
         held = refused.why or "a pbem poll is running on this home"

@@ -44,6 +44,7 @@ AGAIN: dict[str, timedelta | None] = {
     "prune_due": timedelta(days=30),
     "free_pages": timedelta(days=30),
     "extended": timedelta(days=7),
+    "held_mail": timedelta(days=1),
 }
 
 
@@ -78,6 +79,7 @@ class Facts:
     prunable: tuple[int, int, int] = (0, 0, 0)  # games, mails, bytes
     extended: tuple[Stretch, ...] = ()
     free_pages: int = 0  # bytes of the SQLite file's free pages (its freelist)
+    held: int = 0  # mails a restored home held: not proved unsent (`pbem.app.sent_witness`, months7)
     limits: Upkeep = field(default_factory=Upkeep)  # [upkeep] of pbem.toml
 
 
@@ -169,6 +171,10 @@ def _sizes(f: Facts) -> list[Condition]:
 def conditions(f: Facts) -> list[Condition]:
     """Everything that holds in `f`, in the order told."""
     out = _backups(f) + _sizes(f)
+    if f.held:
+        text = f"{f.held} mail(s) waiting when this home's database was restored are held: pbem could not prove them unsent"
+        act = "pbem outbox held; then pbem outbox release --all (send them) or pbem outbox drop --all (the old home sent them)"
+        out.append(Condition("held_mail", "held_mail", text, act))
     games, mails, size = f.prunable
     if games and size >= PRUNE_BYTES:
         text = f"{games} game(s) ended {span(f.limits.prune_after)} ago or more keep the text of {mails:,} sent mail(s), {_mb(size)}"

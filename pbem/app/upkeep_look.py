@@ -79,6 +79,7 @@ def backup_made(url: str) -> tuple[datetime | None, str]:
 
 def facts(home: Home, now: datetime) -> upkeep.Facts:
     from pbem.record import private
+    from pbem.record.sent_witness import held_count
     from pbem.record.upkeep import extended, free_left, free_pages, prunable
 
     cfg = home.cfg
@@ -105,6 +106,7 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         stretched = tuple(upkeep.Stretch(e.game, e.times, e.first_due, e.due) for e in times)
         ended = prunable(s, now - lim.prune_after)
         unused = free_pages(s) if db is not None else 0
+        held = held_count(s.connection())
     unused = free_left(cfg.database_url, unused) if db is not None else 0  # an upgrade's or a prune's, still free
     return upkeep.Facts(
         now=now,
@@ -120,6 +122,7 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         prunable=(ended.games, ended.mails, ended.bytes),
         extended=stretched,
         free_pages=unused,
+        held=held,
         limits=lim,
     )
 

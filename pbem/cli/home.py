@@ -236,6 +236,8 @@ def prune(
 def _vacuum(home: Home) -> str:
     import sqlite3
 
+    from sqlalchemy.exc import DBAPIError
+
     from pbem.app.prune import Busy, vacuumed
     from pbem.cli.backup import SHARE
 
@@ -243,6 +245,8 @@ def _vacuum(home: Home) -> str:
         return vacuumed(home, SHARE * home.cfg.command_deadline)
     except (Busy, TimeoutError, sqlite3.Error, OSError) as exc:
         fail(f"VACUUM: {exc}", 3)
+    except DBAPIError as exc:  # PostgreSQL's (a permission, the server gone): its first line
+        fail(f"VACUUM: {str(exc.orig).splitlines()[0] if exc.orig else exc}", 3)
 
 
 @app.command("move-record")

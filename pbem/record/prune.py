@@ -145,3 +145,35 @@ def vacuum(file: Path, seconds: float) -> tuple[int, int]:
     finally:
         conn.close()
     return before, file.stat().st_size
+
+
+PG_TABLES = ("outbox_mail", "outbox")  # the tables a prune rewrites (the mails' text, their digests)
+
+
+def pg_vacuum(url: str, seconds: float) -> tuple[int, int]:
+    """Plain VACUUM (ANALYZE) of `PG_TABLES` on PostgreSQL: the space of the rows a prune replaced is reusable by new
+    rows at once (autovacuum would get to it later), and each table's empty pages at its end go back to the disk.
+    It takes no lock a poll waits on (SHARE UPDATE EXCLUSIVE: reads and writes go on), so no poll lock is taken.
+    Stopped after `seconds` (`statement_timeout`: TimeoutError, nothing lost).  The tables' bytes before and after.
+    VACUUM FULL, which gives the rest back, rewrites each table under an ACCESS EXCLUSIVE lock that every poll
+    would wait on for as long: it is left to the moderator (README, Pruning)."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.record.db import engine_for
+
+    sizes = " + ".join(f"pg_total_relation_size('{t}')" for t in PG_TABLES)
+    with engine_for(url).connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")  # VACUUM runs outside a transaction
+        before = int(conn.execute(text(f"SELECT {sizes}")).scalar() or 0)
+        conn.execute(text(f"SET statement_timeout = {max(1, int(seconds * 1000))}"))
+        try:
+            conn.execute(text(f"VACUUM (ANALYZE) {', '.join(PG_TABLES)}"))
+        except OperationalError as exc:
+            if "statement timeout" in str(exc):
+                raise TimeoutError(f"VACUUM stopped after {seconds:.0f} s; nothing is lost") from None
+            raise
+        finally:
+            conn.execute(text("RESET statement_timeout"))
+        after = int(conn.execute(text(f"SELECT {sizes}")).scalar() or 0)
+    return before, after

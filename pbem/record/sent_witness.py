@@ -147,3 +147,11 @@ def release(conn: Connection, ids: list[int], when: datetime) -> None:
             .where(c.id.in_(ids[start : start + CHUNK]), c.status == HELD)
             .values(status="queued", next_attempt_at=when)
         )
+
+
+def held_count(conn: Connection) -> int:
+    """How many mails are held (counted in the status index)."""
+    from sqlalchemy import func
+
+    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    return int(conn.execute(select(func.count()).where(c.status == HELD)).scalar() or 0)
