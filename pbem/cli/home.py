@@ -201,7 +201,8 @@ def prune(
         False,
         "--vacuum",
         help="Then give the SQLite file's free pages back to the disk (VACUUM), with the poll lock held, within 8/10 "
-        "of [limits] command_deadline; needs as much free space as the file takes.",
+        "of [limits] command_deadline; needs as much free space as the file takes.  On PostgreSQL a plain VACUUM "
+        "(ANALYZE) of the mail tables, which no poll waits on.",
     ),
 ) -> None:
     """Drop the text of the mails sent in games over or abandoned long ago: each keeps its Message-ID, recipient and
