@@ -394,6 +394,12 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--home", default=None, help="folder for the home (default: a new temporary one)")
     ap.add_argument("--idle-only", default=None, help="a finished run's folder: its idle poll against a fresh home's")
     ap.add_argument("--rounds", type=int, default=15, help="idle polls of each home (--idle-only, and at the end)")
+    ap.add_argument(
+        "--restore-day",
+        type=int,
+        default=None,
+        help="day; then the machine is lost: the newest backup restored on another one (months7)",
+    )
     return ap.parse_args(argv)
 
 
@@ -533,6 +539,10 @@ def _simulate(args: argparse.Namespace, report: Callable[[dict], None]) -> Path:
             except RuntimeError as refused:  # 0021's, once `--prune` pruned a mail (months3)
                 report({"day": (clock.now - START).days, "downgrade_refused": str(refused)})
             migrate(cfg.database_url)  # ... and `pbem upgrade`: 0018-0021 run on half a year's record
+        if args.restore_day is not None and clock.now >= START + timedelta(days=args.restore_day, hours=15):
+            args.restore_day = None
+            cfg = sim.cfg = restored_elsewhere(cfg, backups, base, clock, report)  # type: ignore[assignment]
+            home, state = cfg.home, Path(os.environ["XDG_STATE_HOME"])  # type: ignore[attr-defined]
         if clock.now >= next_backup:
             taken = take(cfg, backups, dated(clock.now), clock.now, 900)
             cleared(taken, args.keep, 3600)
@@ -553,6 +563,59 @@ def _simulate(args: argparse.Namespace, report: Callable[[dict], None]) -> Path:
         report(row)
     fresh_process()
     return base
+
+
+def restored_elsewhere(
+    cfg: object, backups: Path, base: Path, clock: SimClock, report: Callable[[dict], None]
+) -> object:
+    """The machine lost (months7): the newest backup restored as README "Backups" says on another machine (its own
+    state folder), into a new folder: the backup's files, its `sent-ids.ledger` (the old home's is lost with the
+    machine) and the old Maildir, which stands for the mail server; polled, refused, then `--trust-clock`.  Reported:
+    the Message-IDs the Maildir's `sent` holds twice after that run, and the run's notes."""
+    import collections
+    import re
+    import shutil
+
+    from pbem.app.cron import run_poll
+    from pbem.home import config as config_mod
+    from pbem.mail.transports.seam import TransportError
+    from pbem.record.sentlog import DIRECTORY, LEDGER
+
+    old: Path = cfg.home  # type: ignore[attr-defined]
+    backup = max(p for p in backups.iterdir() if p.is_dir() and not p.name.startswith("."))
+    new = base / "home-restored"
+    new.mkdir()
+    shutil.copytree(old / "mail", new / "mail")
+    for name in ("pbem.db", "game-keys.secret", "outbox.key", "pbem.toml"):
+        if (backup / name).exists():
+            shutil.copy2(backup / name, new / name)
+    (new / DIRECTORY).mkdir()
+    if (backup / LEDGER).exists():
+        shutil.copy2(backup / LEDGER, new / DIRECTORY / LEDGER)
+    fresh_process()
+    os.environ["XDG_STATE_HOME"] = str(base / "state-restored")
+    restored = config_mod.load(new / "pbem.toml")
+    engines_seen[:] = [restored.database_url]
+    try:
+        run = run_poll(restored, clock=clock)
+        refused = ""
+    except TransportError as exc:
+        refused = str(exc)[:120]
+        run = run_poll(restored, clock=clock, trust_clock=True)
+    sent = mailbox.Maildir(str(new / "mail" / "sent"), factory=None, create=False)
+    ids = collections.Counter(
+        m.group(1) for k in sent.iterkeys() if (m := re.search(rb"^Message-ID: *(\S+)", sent.get_bytes(k), re.M | re.I))
+    )
+    report(
+        {
+            "day": (clock.now - START).days,
+            "restored": backup.name,
+            "refused": refused,
+            "sent_twice": sum(1 for n in ids.values() if n > 1),
+            "notes": run.summary.told if run.summary is not None else [],
+        }
+    )
+    return restored
 
 
 def seeded_key(url: str, seed: str) -> None:
