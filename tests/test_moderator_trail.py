@@ -50,6 +50,8 @@ CHANGES: dict[str, tuple[list[str], bool]] = {
     "game keep": (["hh1"], True),
     "prune": ([], False),
     "outbox retry": (["--all"], False),
+    "outbox release": (["--all"], False),
+    "outbox drop": (["--all"], False),
     "moderator code": ([], False),
 }
 #: The commands that keep no trail, and why.
@@ -64,6 +66,7 @@ NO_TRAIL = {
     "game waiting": "changes nothing",
     "game inputs": "changes nothing",
     "outbox list": "changes nothing",
+    "outbox held": "changes nothing",
     "export": "changes nothing in the home",
     "verify": "changes nothing",
     "publish": "writes the public site only, outside the record",
@@ -85,7 +88,7 @@ def _cli(home: Path, *args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home logging to pbem.log with hh1 (dealt), hp (paused), hj (join open), hk (join open, two JOINs), hr (Bob
-    resigned, and it is his turn) and one mail given up."""
+    resigned, and it is his turn), one mail given up and one held (a restored home's: months7)."""
     from pbem.cli.support import init_home
 
     cfg = init_home(tmp_path_factory.mktemp("trail") / "home", address="games@example.test")
@@ -101,6 +104,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _resigned(home, "hr")
     with sqlite3.connect(home / "pbem.db") as c:
         c.execute("UPDATE outbox SET status = 'failed' WHERE id = (SELECT min(id) FROM outbox)")
+        c.execute("UPDATE outbox SET status = 'held' WHERE id = (SELECT max(id) FROM outbox)")  # (months7)
     c.close()
     (home / "pbem.log").unlink(missing_ok=True)  # the set-up's own lines
     return home
@@ -162,7 +166,7 @@ def test_a_command_that_changes_something_leaves_one_line_in_the_log(made: Path,
     assert "pbem.moderator" not in said  # nothing on stderr: the command prints its own line
 
 
-@pytest.mark.parametrize("name", ["game show", "game inputs", "game list", "outbox list"])
+@pytest.mark.parametrize("name", ["game show", "game inputs", "game list", "outbox list", "outbox held"])
 def test_a_command_that_reads_leaves_no_line(made: Path, tmp_path: Path, name: str) -> None:
     home = _copy(made, tmp_path)
     args = ["hh1"] if name in ("game show", "game inputs") else []
