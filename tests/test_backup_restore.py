@@ -163,9 +163,7 @@ def test_a_backup_restored_into_a_new_folder_sends_nothing_twice(home, tmp_path:
     the old home's ledger added as the refusal says.  On 8080c21 no poll was refused (a new folder has no mark of
     its polls), so no `--trust-clock` ran and nothing read a ledger: 12 Message-IDs went out twice over the 4
     points (6, 3, 0, 3).  Now the database keeps that a poll marked its home (`marks.HOME_MARKED`): refused at 4
-    of 4, and 0 sent twice, none lost.  (Without the old home's ledger, a machine lost with it, the backup's
-    `sent-ids.ledger` alone holds what had been sent when it was made: the mails waiting then and sent since go
-    out again, 12 over the 4 points here, as README "Backups" says.)"""
+    of 4, and 0 sent twice, none lost.  (Without the old home's ledger, a machine lost with it: the next test.)"""
     clock, taken = game_day(home, tmp_path)
 
     def sqlite(backup: Path, copy: Path) -> None:
