@@ -107,6 +107,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
         inbox, sender = open_transport(cfg)
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
+            filed.notes += [] if dry_run or filed.sent_moved else sent_witness.first_run(cfg, inbox, seen, started)
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             if not dry_run:  # mail that could not be sent for long, sent now: claimed in the games (fairness22)
                 from pbem.app.unsent import after_sending
@@ -265,7 +266,7 @@ def _times(
     refusal = (
         clocks.behind(seen, started) or clocks.restored(seen, held) or (not trust_clock and owner.refusal(cfg.home))
     )
-    filed = witness.Found() if refusal else witness.check(cfg, before if trust_clock else seen)
+    filed = witness.Found() if refusal else witness.check(cfg, before if trust_clock else seen, started)
     filed = witness.trusted(filed, before) if trust_clock and before is not None else filed
     from pbem.app.outbox_key import refusal as foreign_key
 

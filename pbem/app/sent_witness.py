@@ -8,7 +8,7 @@ old home had sent since as well (README "Backups": the players got the same repo
 The witness is the mail server, which no backup of the machine restores:
 - over IMAP, each run that sent mail appends one small message to pbem's folder beside the processed one
   (`pbem/sent-ids`): the digests of the Message-IDs it sent (`pbem.record.sent_witness`; `flush`), its messages
-  older than `KEEP` deleted once a day.  The record keeps the folder's UIDVALIDITY (the poll mark `sent-witness`),
+  older than `KEEP` deleted once a day (`prune`, on the connection the run's start opens: no login of its own).  The record keeps the folder's UIDVALIDITY (the poll mark `sent-witness`),
   so a database restored from a backup made after its first such run knows the folder was written before it was
   saved, and every mail the old home sent since is named there;
 - over Maildir, the `sent` folder is the mail server's copy of every mail sent (a home restored elsewhere copies
@@ -45,8 +45,8 @@ MARGIN = timedelta(days=1)  # IMAP's SINCE is a day; clocks differ
 
 def flush(cfg: Config, inbox: object, now: datetime) -> None:
     """At the end of a complete run over IMAP: the digests of the mails sent (this run's, and a killed run's)
-    appended to the witness folder, then forgotten; once a day its messages older than `KEEP` deleted.  A server
-    that refuses: logged, the digests kept for the next run."""
+    appended to the witness folder, then forgotten.  A server that refuses: logged, the digests kept for the next
+    run."""
     append = getattr(inbox, "witness", None)
     if append is None or cfg.transport != "imap":
         return
@@ -70,30 +70,40 @@ def flush(cfg: Config, inbox: object, now: datetime) -> None:
         marks.remember(cfg.database_url, WITNESS, validity)
     for f in files:
         f.unlink(missing_ok=True)
-    _prune(cfg, now)
 
 
-def _prune(cfg: Config, now: datetime) -> None:
-    """Once a day, on a connection of its own: the witness folder's messages older than `KEEP` deleted."""
+def prune(cfg: Config, box: object, now: datetime) -> None:
+    """Once a day, on the connection `pbem.app.witness.check` opened at the run's start (read only until here, and
+    closed after): the witness folder's messages older than `KEEP` deleted.  A server that refuses: logged, tried
+    again the next day."""
     day = f"{now:%Y-%m-%d}"
-    if marks.recall(cfg.database_url, PRUNED) == day:
+    forget = getattr(box, "forget_witnessed", None)
+    if forget is None or marks.recall(cfg.database_url, PRUNED) == day:
         return
-    from pbem.mail.transports.connect import inbox
-    from pbem.mail.transports.credentials import login_for
     from pbem.mail.transports.seam import TransportError
 
     try:
-        box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
-        try:
-            gone = box.forget_witnessed(now - KEEP)
-        finally:
-            box.close()
+        gone = forget(now - KEEP)
     except TransportError as exc:
         log.warning("the witness folder's old messages were not deleted (tried again tomorrow): %s", exc)
         gone = 0
     if gone:
         log.info("deleted %d message(s) older than %d days from the witness folder", gone, KEEP.days)
     marks.remember(cfg.database_url, PRUNED, day)
+
+
+def first_run(cfg: Config, inbox: object, seen: datetime | None, now: datetime) -> list[str]:
+    """Before a record's first run over IMAP sends anything (`pbem.app.witness.check` reads nothing for a record
+    that never ran): a witness folder that holds messages this record never wrote means a backup made before the
+    home's first poll was restored, and what the old home sent is looked up (`after_restore`).  One STATUS on the
+    poll's connection, for a record that keeps no mark of the folder yet."""
+    from pbem.app.witness import _unmarked
+
+    mark = getattr(inbox, "witness_mark", None)
+    if mark is None or cfg.transport != "imap" or marks.recall(cfg.database_url, WITNESS) is not None:
+        return []
+    moved = _unmarked(mark())
+    return after_restore(cfg, seen, [], now, moved) if moved else []
 
 
 def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: datetime, moved: str = "") -> list[str]:

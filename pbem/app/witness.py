@@ -90,36 +90,35 @@ def _kept(value: str) -> dict[str, tuple[str, int]]:
     return held
 
 
-def check(cfg: Config, seen: datetime | None) -> Found:
+def check(cfg: Config, seen: datetime | None, at: datetime | None = None) -> Found:
     """Before anything is written (see the module docstring): the refusal, if the mail server filed mail that this
     record never read after its newest run (`seen`).  Raises TransportError when the server cannot be asked."""
     held = _kept(marks.recall(cfg.database_url, marks.IMAP_FILED) or "") if cfg.transport == "imap" else {}
-    # (until this record's first complete run, which keeps a mark of the witness of mails sent: months7)
-    unmarked = cfg.transport == "imap" and marks.recall(cfg.database_url, SENT_WITNESS) is None
-    if (not held or seen is None) and not unmarked:
+    if not held or seen is None:  # (a record that never ran: `pbem.app.sent_witness.first_run`, on the poll's login)
         return Found()
+    # until this record's run that keeps a mark of the witness of mails sent (months7)
+    unmarked = marks.recall(cfg.database_url, SENT_WITNESS) is None
     from pbem.mail.transports.connect import inbox
     from pbem.mail.transports.credentials import login_for
 
     box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
-    newer: dict[str, list[tuple[bytes, Any]]] = {}
     try:
         found = Found(inbox_mark=box.status_mark())
-        if unmarked:
-            found.sent_moved = _unmarked(box.witness_mark())
-        if held and seen is not None:
-            now = _kept(" ".join(f"{r}={m}" for r, m in box.filed_marks().items()))
-            newer = {
-                role: box.filed_since(role, uidnext, MOST)
-                for role, (validity, uidnext) in held.items()
-                if role in now and now[role][0] == validity and now[role][1] > uidnext
-            }
-            kept = marks.recall(cfg.database_url, SENT_WITNESS)  # what this record appended to the server
-            found.sent_moved = found.sent_moved or ("moved" if kept and box.witness_mark() not in (None, kept) else "")
+        now = _kept(" ".join(f"{r}={m}" for r, m in box.filed_marks().items()))
+        newer = {
+            role: box.filed_since(role, uidnext, MOST)
+            for role, (validity, uidnext) in held.items()
+            if role in now and now[role][0] == validity and now[role][1] > uidnext
+        }
+        mark, kept = box.witness_mark(), marks.recall(cfg.database_url, SENT_WITNESS)  # (its own appends: months7)
+        found.sent_moved = _unmarked(mark) if unmarked else "moved" if kept and mark not in (None, kept) else ""
+        if at is not None:  # once a day, the witness of mails sent kept to its last days (months7)
+            from pbem.app.sent_witness import prune
+
+            prune(cfg, box, at)
     finally:
         box.close()
-    if seen is not None and held:
-        _judge(cfg, seen, newer, found)
+    _judge(cfg, seen, newer, found)
     return found
 
 

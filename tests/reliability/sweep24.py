@@ -421,8 +421,8 @@ def backup_check(folder: Path, k: int) -> Run:
     return cli(cfg, "backup", "--check", str(dest / "b1"))
 
 
-def outbox_failed(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
-    """`command` with k queued mails marked failed (each say queues one a player)."""
+def outbox_failed(command: tuple[str, ...], status: str = "failed") -> Callable[[Path, int], Run]:
+    """`command` with k queued mails marked failed (each say queues one a player), or `status` (months7: held)."""
 
     def make(folder: Path, k: int) -> Run:
         import sqlite3
@@ -430,7 +430,7 @@ def outbox_failed(command: tuple[str, ...]) -> Callable[[Path, int], Run]:
 
         cfg = home(folder, says=k)
         with closing(sqlite3.connect(cfg.parent / "pbem.db")) as con, con:
-            con.execute("UPDATE outbox SET status = 'failed', last_error = 'refused by the server'")
+            con.execute("UPDATE outbox SET status = ?, last_error = 'refused by the server'", (status,))
         return cli(cfg, *command)
 
     return make
@@ -606,6 +606,15 @@ CASES: list[Case] = [
     Case(
         "outbox retry", "N failed mails a player", 2, outbox_failed(("outbox", "retry", "--all")), "queues every mail"
     ),
+    Case("outbox held", "N held mails a player", 2, outbox_failed(("outbox", "held"), "held"), "200 listed"),
+    Case(
+        "outbox release",
+        "N held mails a player",
+        2,
+        outbox_failed(("outbox", "release", "--all"), "held"),
+        "every mail",
+    ),
+    Case("outbox drop", "N held mails a player", 2, outbox_failed(("outbox", "drop", "--all"), "held"), "every mail"),
     Case("init", "a --name of 100N characters", 1, init_name, "200 characters (costs25)", capped=True),
     Case(
         "move-record",

@@ -447,8 +447,8 @@ class ImapInbox(Filing):
         return validity, texts
 
     def forget_witnessed(self, before: datetime) -> int:
-        """Delete the witness folder's messages that arrived before `before`'s day (on a connection of its own:
-        it selects that folder); how many."""
+        """Delete the witness folder's messages that arrived before `before`'s day (on a connection that is not
+        the poll's: it selects that folder); how many."""
         client = self._client or self.open()
         real = self._server_name(self.witness_folder())
         with self._errors(f"expunge {real!r}"):
