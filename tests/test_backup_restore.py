@@ -212,3 +212,33 @@ def test_a_backup_restored_on_another_machine_without_the_old_ledger_sends_nothi
 
     twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite, elsewhere=True, old_ledger=False)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+
+
+def test_a_backup_restored_without_the_old_maildir_holds_what_it_cannot_prove_unsent(home, tmp_path: Path) -> None:
+    """The machine lost with its Maildir too (the witness over Maildir): the backup made while the paused game's
+    notices waited, restored into a new folder with its own files alone.  On 4da2cbd6 the `--trust-clock` run
+    sent the 3 notices again (the old home had sent them); now nothing can prove them unsent: they are held, the
+    run's note says so with the commands, and `pbem outbox drop --all` (the old home sent them) sends nothing."""
+    clock, taken = game_day(home, tmp_path)
+    backup = next(b for b in taken if b.name == "paused-notices-waiting")
+    engine_for(home.database_url).dispose()
+    at = tmp_path / "bare"
+    at.mkdir()
+    for f in (*KEYS, "pbem.db"):
+        shutil.copy2(backup / f, at / f)
+    (at / sentlog.DIRECTORY).mkdir()
+    shutil.copy2(backup / sentlog.LEDGER, at / sentlog.DIRECTORY / sentlog.LEDGER)
+    cfg = config_mod.load(at / "pbem.toml")
+    with pytest.raises(TransportError, match=r"^the database is not this home's: "):
+        run_poll(cfg, clock=clock)
+    run = run_poll(cfg, clock=clock, trust_clock=True)
+    assert run.summary is not None
+    (note,) = [n for n in run.summary.told if "are held" in n]
+    assert note.startswith("3 mail(s) waiting in this database when it was saved may have gone out since (")
+    assert "pbem outbox release --all" in note and "pbem outbox drop --all" in note, note
+    assert _sent_ids(at) == [] and collections.Counter(s for _, s in _outbox(cfg.database_url))["held"] == 3
+    code, said = _cli("outbox", "drop", "--all", "--config", str(cfg.path))
+    assert code == 0 and "marked sent, not sent again" in said, said
+    clock.advance(minutes=6)
+    run_poll(cfg, clock=clock)
+    assert _sent_ids(at) == [] and {s for _, s in _outbox(cfg.database_url)} == {"sent"}
