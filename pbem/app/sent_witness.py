@@ -8,7 +8,7 @@ old home had sent since as well (README "Backups": the players got the same repo
 The witness is the mail server, which no backup of the machine restores:
 - over IMAP, each run that sent mail appends one small message to pbem's folder beside the processed one
   (`pbem/sent-ids`): the digests of the Message-IDs it sent (`pbem.record.sent_witness`; `flush`), its messages
-  older than `KEEP` deleted once a day (`prune`, on the connection the run's start opens: no login of its own).  The record keeps the folder's UIDVALIDITY (the poll mark `sent-witness`),
+  older than `KEEP` deleted once a day (`pbem.app.witness.prune`, on the connection the run's start opens).  The record keeps the folder's UIDVALIDITY (the poll mark `sent-witness`),
   so a database restored from a backup made after its first such run knows the folder was written before it was
   saved, and every mail the old home sent since is named there;
 - over Maildir, the `sent` folder is the mail server's copy of every mail sent (a home restored elsewhere copies
@@ -30,16 +30,14 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
-from pbem.app.witness import SENT_WITNESS
+from pbem.app.witness import KEEP, SENT_WITNESS
 from pbem.home.config import Config
 from pbem.record import marks
 
 log = logging.getLogger("pbem")
-KEEP = timedelta(days=40)  # the witness folder's messages kept: a backup older than this is not covered (held)
 MOST = 20_000  # witness messages a restore reads at most (a run's message each: past it, what is waiting is held)
 PER_MESSAGE = 50_000  # digests in one witness message (17 bytes each: under every server's literal bound)
 WITNESS = SENT_WITNESS  # the poll mark: the IMAP witness folder's UIDVALIDITY:UIDNEXT after this record's append
-PRUNED = "sent-witness-pruned"  # the poll mark: the day its old messages were last deleted
 MARGIN = timedelta(days=1)  # IMAP's SINCE is a day; clocks differ
 
 
@@ -70,26 +68,6 @@ def flush(cfg: Config, inbox: object, now: datetime) -> None:
         marks.remember(cfg.database_url, WITNESS, validity)
     for f in files:
         f.unlink(missing_ok=True)
-
-
-def prune(cfg: Config, box: object, now: datetime) -> None:
-    """Once a day, on the connection `pbem.app.witness.check` opened at the run's start (read only until here, and
-    closed after): the witness folder's messages older than `KEEP` deleted.  A server that refuses: logged, tried
-    again the next day."""
-    day = f"{now:%Y-%m-%d}"
-    forget = getattr(box, "forget_witnessed", None)
-    if forget is None or marks.recall(cfg.database_url, PRUNED) == day:
-        return
-    from pbem.mail.transports.seam import TransportError
-
-    try:
-        gone = forget(now - KEEP)
-    except TransportError as exc:
-        log.warning("the witness folder's old messages were not deleted (tried again tomorrow): %s", exc)
-        gone = 0
-    if gone:
-        log.info("deleted %d message(s) older than %d days from the witness folder", gone, KEEP.days)
-    marks.remember(cfg.database_url, PRUNED, day)
 
 
 def first_run(cfg: Config, inbox: object, seen: datetime | None, now: datetime) -> list[str]:

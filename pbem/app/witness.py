@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pbem.engine.words import count
@@ -35,6 +35,8 @@ from pbem.record import marks
 
 log = logging.getLogger("pbem.clock")
 SENT_WITNESS = "sent-witness"  # the poll mark of `pbem.app.sent_witness` (its folder's UIDVALIDITY:UIDNEXT)
+PRUNED = "sent-witness-pruned"  # the poll mark: the day the witness folder's old messages were last deleted
+KEEP = timedelta(days=40)  # the witness folder's messages kept: a backup older than this is not covered (held)
 MOST = 20  # mails of each folder whose Message-ID is fetched: the newest, after the kept UIDNEXT
 
 
@@ -113,13 +115,31 @@ def check(cfg: Config, seen: datetime | None, at: datetime | None = None) -> Fou
         mark, kept = box.witness_mark(), marks.recall(cfg.database_url, SENT_WITNESS)  # (its own appends: months7)
         found.sent_moved = _unmarked(mark) if unmarked else "moved" if kept and mark not in (None, kept) else ""
         if at is not None:  # once a day, the witness of mails sent kept to its last days (months7)
-            from pbem.app.sent_witness import prune
-
             prune(cfg, box, at)
     finally:
         box.close()
     _judge(cfg, seen, newer, found)
     return found
+
+
+def prune(cfg: Config, box: object, now: datetime) -> None:
+    """Once a day, on the connection `pbem.app.witness.check` opened at the run's start (read only until here, and
+    closed after): the witness folder's messages older than `KEEP` deleted.  A server that refuses: logged, tried
+    again the next day."""
+    day = f"{now:%Y-%m-%d}"
+    forget = getattr(box, "forget_witnessed", None)
+    if forget is None or marks.recall(cfg.database_url, PRUNED) == day:
+        return
+    from pbem.mail.transports.seam import TransportError
+
+    try:
+        gone = forget(now - KEEP)
+    except TransportError as exc:
+        log.warning("the witness folder's old messages were not deleted (tried again tomorrow): %s", exc)
+        gone = 0
+    if gone:
+        log.info("deleted %d message(s) older than %d days from the witness folder", gone, KEEP.days)
+    marks.remember(cfg.database_url, PRUNED, day)
 
 
 def _unmarked(mark: str | None) -> str:

@@ -237,3 +237,28 @@ def test_generated_restores_send_nothing_twice(
         _, w.bots = w.new_game("italian-wars", 2)  # type: ignore[attr-defined]
         twice = _walk(w, seed, tmp_path, monkeypatch, given)
         assert twice == 0, f"SENT-TWICE={twice} {given}"
+
+
+def test_the_witness_folder_keeps_its_last_40_days(world: World) -> None:
+    """Once a day the run's first connection deletes the witness messages older than `KEEP` (40 days): the folder
+    holds a message a sending run, bounded by what a backup restored may need."""
+    from datetime import UTC, datetime, timedelta
+
+    _poll(world.cfg)  # the first game's invitations: the folder made, one message
+    with world.servers.imap(MODERATOR) as client:
+        folder = next(f[2] for f in client.list_folders() if f[2].endswith("sent-ids"))
+        client.append(
+            folder,
+            b"Subject: pbem sent-ids\r\n\r\npbem sent-ids 1\r\n0123456789abcdef\r\n",
+            msg_time=datetime.now(UTC) - timedelta(days=41),
+        )
+        client.select_folder(folder, readonly=True)
+        assert len(client.search(["ALL"])) == 2
+    _orders(world)
+    _poll(world.cfg)  # (its start: the old message deleted; its end: the answers' digests appended)
+    with world.servers.imap(MODERATOR) as client:
+        client.select_folder(folder, readonly=True)
+        dates = [v[b"INTERNALDATE"] for v in client.fetch(client.search(["ALL"]), ["INTERNALDATE"]).values()]
+    assert len(dates) == 2 and all(
+        d.replace(tzinfo=d.tzinfo or UTC) > datetime.now(UTC) - timedelta(days=2) for d in dates
+    )
