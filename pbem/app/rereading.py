@@ -12,14 +12,18 @@ function (`pbem.trust.refused.Reread`): the trust layer does not import the use 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pbem.app import refusals, views
 from pbem.app.answers import out_of_turn, quoted_lines
 from pbem.app.lines import read_again, seeming_told, without_prose
+from pbem.app.reading import extracted
 from pbem.engine import slots
 from pbem.engine.base import Engine
-from pbem.orders.extract import extract, seeming_note
+from pbem.mail.inbound.message import parse
+from pbem.mail.inbound.replies import SentMail, looked_up
+from pbem.orders.extract import Extracted, extract, seeming_note
 from pbem.render.templates import render
 
 
@@ -76,3 +80,20 @@ def failed(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) -
     if out.accepted:
         return []
     return [(r.line, r.reason) for r in refusals.agreeing(eng, state, player, out).lines if not r.ok]
+
+
+def named_extractor(named: Iterable[tuple[str, str, bytes]]) -> Callable[[bytes, tuple[str, ...]], Extracted | None]:
+    """`pbem verify --sent`'s whole reading of a player's reply (`pbem.trust.sent.Exact`): as the poll read it, the
+    copies of the received mails it names (`named`: (Message-ID, To address, the mail) each) removed, its press blocks
+    included (`reading.extracted`); None for a mail that names none of them.  With it a press is matched to the
+    block the poll relayed, never to a Sent copy's reading that runs on into a pasted copy (fairness26)."""
+    answered = {mid: SentMail(mid, 0, "", to, None, raw) for mid, to, raw in named}
+
+    def read(raw: bytes, words: tuple[str, ...]) -> Extracted | None:
+        m = parse(raw)
+        sender = m.sender.lower()
+        if not any(r in answered and answered[r].to_addr.lower() == sender for r in looked_up(m.references)):
+            return None
+        return extracted(m, answered, 0, words)
+
+    return read

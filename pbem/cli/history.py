@@ -16,7 +16,7 @@ from pbem.history.formats import help_text as formats_help
 
 if TYPE_CHECKING:
     from pbem.trust.receipts import Folder
-    from pbem.trust.sent import Reader
+    from pbem.trust.sent import Exact, Reader
 
 
 @app.command()
@@ -180,7 +180,8 @@ def verify(
     parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
     _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
     # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
-    read = named_reader(name for folder in parsed.values() for name in folder.named)
+    named = [name for folder in parsed.values() for name in folder.named]
+    read = named_reader(named)
     from pbem.trust import folded
 
     with folded.across(doc) if mail else nullcontext():  # the export's replay and the mailboxes: one fold
@@ -204,7 +205,10 @@ def verify(
             mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player, wrote)
     if sent is not None:
         answers = _answers(doc, [parsed[f] for f in mail])
-        mail_ok = _verify_sent(doc, sent_raws, as_player, read, bool(mail), answers) and mail_ok
+        from pbem.app.rereading import named_extractor
+
+        exact = named_extractor(named)  # a reply's press blocks as the poll read them (fairness26)
+        mail_ok = _verify_sent(doc, sent_raws, as_player, read, bool(mail), answers, exact) and mail_ok
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
@@ -286,10 +290,11 @@ def _verify_sent(
     read: Reader,
     received: bool,
     answers: list[tuple[str, bytes]] | None = None,
+    exact: Exact | None = None,
 ) -> bool:
     from pbem.trust.sent import check_sent, lines
 
-    c = check_sent(doc, raws, as_player, read, answers or [])
+    c = check_sent(doc, raws, as_player, read, answers or [], exact)
     if not received:
         c.notes.append(
             "each mail was read without the mails it answers (give your received mail with --mail too): a copy of "

@@ -95,6 +95,40 @@ BINDINGS = 1
 PAIRS = 64
 
 
+def declared(doc: dict[str, Any]) -> list[str]:
+    """`pbem verify`'s note for a game that declares no bindings (no ``game.bindings``: made by a pbem before
+    fairness25, or its row edited before its first mail went out, which every receipt then signs): its resignations,
+    moves and waits are checked by what they carry, and nothing says so unless this note does (fairness26: such a
+    game gave no word of it, so a player could not tell the weaker checks applied).  It counts the entries that lean
+    on it: a resignation without its word, a player's move without its binding, a wait that names nobody."""
+    if signing.marked(doc.get("game") or {}) >= BINDINGS:
+        return []
+    bare = {"resign": 0, "address": 0, "away": 0}
+    for e in doc.get("events") or []:
+        action = _action(e) if isinstance(e, dict) else ""
+        data = e.get("data") if isinstance(e, dict) else None
+        if not action or not isinstance(data, dict):
+            continue
+        held = {"resign": "word", "address": "to", "away": "asked"}[action]
+        bare[action] += held not in data
+    leaning = [
+        f"{n} {what}"
+        for n, what in zip(
+            bare.values(), ("resignation(s) name no word", "player's move(s) no binding", "wait(s) nobody who asked")
+        )
+        if n
+    ]
+    return [
+        "this game declares no bindings (no game.bindings: made by a pbem before fairness25, or the mark taken off its row "
+        "before its first mail, which every receipt then signs): a resignation, a player's move of their mail and a "
+        "wait for an absence are checked by what each entry carries, and one that carries no word, binding or asker "
+        "is taken on the moderator's word ("
+        + ("; ".join(leaning) if leaning else "none of this record's entries leans on it")
+        + "). pbem marks every game it makes since fairness25: if your invitation said the game binds its entries, "
+        "the mark was taken off after it, and --mail names every receipt signed for the other header"
+    ]
+
+
 def moved_to(game: str, word: str, address: str, key: str = "") -> str:
     """The binding of a move the player asked to `address` (``to`` of the `address` event, `pbem.app.addresses`):
     of the game, the six-digit word that confirmed the move and the address, lower case.  In a game that declares
@@ -134,6 +168,12 @@ def pressed(lines: list[str] | tuple[str, ...], code: str | None = None) -> str:
 
 #: Between a press key's lines and the names its PRESS TO line typed (`_asks`).
 TO = "\x00to "
+
+
+def requests_of(ex: Extracted) -> set[str]:
+    """What a mail read as `ex` asks of the kinds `ASKED` names (`requests`; `pbem.trust.sent` passes the reading of a
+    reply with the copies of pbem's mails it answers removed, as the poll read it, when the received mail is given)."""
+    return _asks(ex)
 
 
 def _asks(ex: Extracted) -> set[str]:
@@ -204,6 +244,9 @@ class _Asks:
     game: str = ""
     marked: bool = False
     key: str = ""
+    exact: frozenset[str] = frozenset()  # the replies read as the poll read them (the mails they answer given)
+    sent_from: list[tuple[datetime, str]] = field(default_factory=list)  # (read at, sender) of each mail given
+    notes: list[str] = field(default_factory=list)
     used: set[str] = field(default_factory=set)  # the mails an event took: each mail one event (one press block)
     addresses: list[tuple[datetime, str]] = field(default_factory=list)  # (read at, address) of each ADDRESS line
     # (read at, word, the address that sent it, its Message-ID) of each ADDRESS CONFIRM
@@ -216,15 +259,20 @@ def unasked(
     player: str,
     asks: dict[str, set[str]],
     replies: set[str] | frozenset[str] = frozenset(),
+    exact: frozenset[str] = frozenset(),
+    notes: list[str] | None = None,
 ) -> list[str]:
     """UNASKED, for each `resign`, player's `address` or `press` event of `player`'s that no mail of theirs (`mails`,
     the Sent folder; `asks`: what each asks, by Message-ID, `requests`; `replies`: the Message-IDs of those that
     answer a mail) read in its `WINDOW` asked for (or wrote): since fairness24 with the same word (a resignation),
     to the same address (a move: `moved_to`), to the same players (a press); and, in a game that declares
-    `BINDINGS`, for each `wait` for the player that does not say who set their absence."""
+    `BINDINGS`, for each `wait` for the player that does not say who set their absence.  `exact`: the replies read as
+    the poll read them (`requests_of` of the reading without the copies of the mails they answer): their press blocks
+    are matched exactly, never by `_written`'s loose reading (fairness26).  `notes`: what could not be checked is added
+    to it (a move matched by its confirmation alone, the folder of the old address not given: `_confirmed`)."""
     names = [str(p.get("name", "")) for p in doc.get("players") or [] if isinstance(p, dict)]
     game = doc.get("game") or {}
-    a = _Asks({}, {}, {}, set(replies), names, set(), str(game.get("name", "")))
+    a = _Asks({}, {}, {}, set(replies), names, set(), str(game.get("name", "")), exact=frozenset(exact))
     a.marked = signing.marked(game) >= BINDINGS
     seed = doc.get("seed")
     a.key = address_key(seed) if a.marked and isinstance(seed, str) and seed else ""
@@ -235,6 +283,8 @@ def unasked(
     }
     for m in mails:
         read = a.received.get(m.message_id)
+        if read is not None:
+            a.sent_from.append((read, str(getattr(m, "sender", "") or "").strip().lower()))
         for key in sorted(asks.get(m.message_id, set())):
             key, _, typed = key.partition(TO)
             a.left.setdefault(key, []).append(m)  # (one entry a press block: the same lines to Bob, then to Carol)
@@ -257,6 +307,8 @@ def unasked(
             out.append(_unasked_line(e, action, player))
         elif a.marked and _unnamed(e, who):
             out.append(_unnamed_line(e, player))
+    if notes is not None:
+        notes += a.notes
     return out
 
 
@@ -268,7 +320,7 @@ def _matched(a: _Asks, e: dict[str, Any], action: str, key: str, mails: list[Mai
     if bound and action == "resign" and "word" not in data:
         return False  # pbem names the word in a marked game: an entry without it is not pbem's
     if bound and action == "address":
-        return _confirmed(a, str(data.get("to", "")), at)
+        return _confirmed(a, str(data.get("to", "")), at, e)
     ways = a.left.get(key, [])
     for m in ways:
         if not _within(a.received.get(m.message_id), at, WINDOW[action]):
@@ -289,29 +341,57 @@ def _binds(a: _Asks, e: dict[str, Any], action: str) -> bool:
     return action in ("resign", "address") and (a.marked or "word" in data or "to" in data)
 
 
-def _confirmed(a: _Asks, to: str, at: datetime | None) -> bool:
+def _confirmed(a: _Asks, to: str, at: datetime | None, e: dict[str, Any]) -> bool:
     """Whether an ADDRESS CONFIRM of the player's that no other move took, read in the hour before `at`, gives the
     move's binding `to` with the address that sent it or an ADDRESS line of the two days before (`moved_to`; at most
-    `PAIRS` of each tried).  The confirmation alone is the player's evidence: pbem mails the word to an address only
-    when the seat's address asked to move there, and the word is that address's and that seat's; so the Sent folder
-    of the new address is all a move needs (fairness25: the ADDRESS line of the old one was required too).  In a marked
-    game whose seed is not out yet (a game in progress) the binding cannot be computed: the confirmation of the hour
-    is required, and the address is compared once the seed is revealed."""
+    `PAIRS` of each tried), and was asked for.  In a marked game whose seed is not out yet (a game in progress) the
+    binding cannot be computed: the confirmation of the hour is taken as from the address moved to, and the address
+    is compared once the seed is revealed.
+
+    fairness25 took the confirmation alone as the player's evidence, trusting that pbem mails the word only when the
+    seat's address asked to move there; but the moderator holds the home's secret, can mail the word for any address
+    unasked, and a player who sends it back (the mail looks like pbem's) was moved as by their own request, every
+    check passing (fairness26).  So the request is the player's own ``ADDRESS <new address>`` line, of the two days
+    before, read before the confirmation: when the Sent folders given hold mail of those two days from another
+    address than the new one (the old address's folder), a move whose new address no such line named is not
+    matched.  Given the new address's folder alone, the move is matched by its confirmation and a note says what was
+    not checked (a player who lost the old address cannot give its folder)."""
     if at is None or not to:
         return False
     first = bisect_left(a.confirms, (at - WINDOW[PRESS],))
-    lines = a.addresses[bisect_left(a.addresses, (at - WINDOW["address"],)) :]
-    asked = [x for read, x in lines if read <= at][:PAIRS]
+    since = at - WINDOW["address"]
+    lines = a.addresses[bisect_left(a.addresses, (since,)) :]
+    asked = [(read, x) for read, x in lines if read <= at][:PAIRS]
+    unknown = a.marked and not a.key  # the key is the seed's: a game in progress cannot be checked yet
     for read, word, sender, mid in a.confirms[first : first + PAIRS]:
         if read > at:
             break
         if mid in a.used:
             continue
-        unknown = a.marked and not a.key  # the key is the seed's: a game in progress cannot be checked yet
-        if unknown or any(moved_to(a.game, word, x, a.key) == to for x in [sender, *asked]):
-            a.used.add(mid)
-            return True
+        bound = (
+            [sender]
+            if unknown
+            else [x for x in [sender, *(x for _, x in asked)] if moved_to(a.game, word, x, a.key) == to]
+        )
+        if not bound:
+            continue
+        if not any(x == bound[0] and r <= read for r, x in asked):
+            if any(since <= r <= at and s and s != bound[0] for r, s in a.sent_from):
+                continue  # the old address's folder is given and holds no ADDRESS line asking for this move
+            a.notes.append(_alone_line(e, bound[0]))
+        a.used.add(mid)
+        return True
     return False
+
+
+def _alone_line(e: dict[str, Any], address: str) -> str:
+    return (
+        f'event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}") moved your seat\'s mail to '
+        f"{clip(address)} on your ADDRESS CONFIRM alone: the Sent folders given hold no mail of the 2 days before it "
+        "from your old address, so the ADDRESS line that asked for the move was not looked for. pbem mails that word "
+        "only when the seat's address asks; the moderator can mail it unasked. Give the Sent folder of your old "
+        "address too, if you have it"
+    )
 
 
 def _unnamed(e: dict[str, Any], who: str) -> bool:
@@ -365,14 +445,18 @@ def _written(a: _Asks, data: dict[str, Any], mails: list[Mail], at: datetime | N
     answers, `pbem.app.reading`: so only a reply), and no other event took.  Lines found anywhere in the text of any
     mail, in any order, matched before fairness24: a press made of the player's own sentences, reordered, cut or
     shown to another player, passed.  And the block must end where the lines end (`_ends`): a press cut at its end
-    from a reply pbem refused whole (so relayed nothing of it) matched until fairness25."""
+    from a reply pbem refused whole (so relayed nothing of it) matched until fairness25.  A reply whose answered mail
+    the player gave (`pbem verify --mail` with `--sent`) is read as the poll read it and never matched here: a block
+    that goes on after a blank line with lines shaped as a pasted header naming the game could be cut there
+    (fairness25's limit, fairness26)."""
     want = [" ".join(str(x).split()).casefold() for x in data.get("lines") or []]
     want = [x for x in want if x]
     if not want:
         return False
     for m in mails:
-        if m.message_id in a.used or m.message_id not in a.replies:
-            continue  # a mail another event took (a press cut from it, or shown to others) or one the poll read alone
+        if m.message_id in a.used or m.message_id not in a.replies or m.message_id in a.exact:
+            continue  # a mail another event took (a press cut from it, or shown to others), one the poll read alone,
+            # or one read as the poll read it (the mail it answers given: its press blocks are exact, fairness26)
         if not _within(a.received.get(m.message_id), at, WINDOW[PRESS]):
             continue
         folded = [" ".join(line.split()).casefold() for line in m.text.splitlines()]

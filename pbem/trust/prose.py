@@ -87,6 +87,7 @@ FIRST = {  # a paragraph said once, by the line it starts with
     "commitment": "Fairness: this game's random seed is fixed and sealed.",
     "salts": "The deal: nobody chose it.",
     "former": "You took over the seat of ",
+    "bindings": "Its record ",  # which checks the game promises: said since fairness26 (X-Pbem-Bindings)
     "deal_warning": "Warning about the deal: ",  # said in every report by pbem before notices2; now where it is news
 }
 FORMER = re.compile(
@@ -235,6 +236,10 @@ def expected(
     rec = None if record is None else {"entries": record[0], "head": record[1]}
     if rec is not None and key:
         rec["key"] = fingerprint(key)
+        if "bindings" in mail.first:  # (a report of a pbem before fairness26 does not say it)
+            from pbem.trust.signing import marked
+
+            rec["bindings"] = marked(game)
     ctx = {
         "title": head[0],
         "game_name": game["name"],

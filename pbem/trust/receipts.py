@@ -90,7 +90,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
-from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
+from pbem.mail.outbound.outgoing import BINDINGS_HEADER, COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import (
     acked,
     arrived,
@@ -132,6 +132,7 @@ class Received:
     record: tuple[int, str] | None = None
     input: tuple[int, str] | None = None
     commitment: str | None = None
+    bindings: str | None = None  # X-Pbem-Bindings: which checks the game promises (its first word, the mark)
     sort_key: float = 0.0  # the Date as a timestamp (0 when missing or unreadable)
     key: str | None = None  # X-Pbem-Key, X-Pbem-Game, X-Pbem-Signature (a signed receipt)
     game_header: str | None = None
@@ -262,6 +263,7 @@ def _received(msg: Message, raw: bytes) -> Received:
         record=_pair(msg.get(RECORD_HEADER), RECORD_HEADER),
         input=_pair(msg.get(INPUT_HEADER), INPUT_HEADER),
         commitment=commitment.strip().lower() if commitment else None,
+        bindings=(_text(msg.get(BINDINGS_HEADER)).split() or [""])[0][:8] if msg.get(BINDINGS_HEADER) else None,
         sort_key=stamp,
         key=plain(signing.KEY_HEADER),
         game_header=plain(signing.GAME_HEADER),
@@ -1005,6 +1007,13 @@ def _commitments(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> No
         if m.commitment != doc["seed_commitment"]:
             c.problem(
                 0, f"{m.name} states the seed commitment {m.commitment}, the export's is {doc['seed_commitment']}"
+            )
+        mark = str(signing.marked(doc["game"]))
+        if m.bindings is not None and m.bindings != mark:  # (H differs too: this says which checks were promised)
+            c.problem(
+                0,
+                f"{m.name} says the game promises the checks of bindings {clip(m.bindings)} ({BINDINGS_HEADER}), the "
+                f"export declares {mark}: the game's format mark was changed after it",
             )
 
 

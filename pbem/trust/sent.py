@@ -49,6 +49,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.closings import KNOWN, closing_shape, footer_keys, footer_marked, footprint_key
+from pbem.orders.extract import Extracted
 from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import cleaned, prose
 from pbem.trust import asked
@@ -65,6 +66,10 @@ HELD_BACK = timedelta(hours=1)
 #: A player's mail (raw) and the game's order words -> its order lines as the poll read them (`pbem verify` passes
 #: `pbem.app.reading.mail_reader`, which removes the copies of the mails it answers); None: its plain part read.
 Reader = Callable[[bytes, tuple[str, ...]], Sequence[str]]
+#: A player's reply (raw) and the order words -> the whole reading the poll made of it, its press blocks included,
+#: with the copies of the received mails it answers removed (`pbem.app.rereading.named_extractor`); None for a mail
+#: that answers none of the received mails given (read then from its Sent copy alone: `asked.requests`).
+Exact = Callable[[bytes, tuple[str, ...]], Extracted | None]
 
 
 @dataclass
@@ -280,10 +285,13 @@ def check_sent(
     as_player: str | None = None,
     read: Reader | None = None,
     answers: Sequence[tuple[str, bytes]] = (),
+    exact: Exact | None = None,
 ) -> SentCheck:
     """Check the mails a player sent (`raws`: their Sent folder) against the export `doc`, each read by `read`.
     `answers`: (the Message-ID it answers, the mail) of each of pbem's mails the player received with a receipt the
-    game key signed (`pbem verify --mail` given too): what their acknowledgements quote of each mail (`_quoted`)."""
+    game key signed (`pbem verify --mail` given too): what their acknowledgements quote of each mail (`_quoted`).
+    `exact`: the poll's reading of a reply whose answered mail was received (`--mail` given too): its requests are
+    read so, and its press blocks matched exactly (`asks_of`)."""
     c = SentCheck(ok=False)
     mails = _about_the_game(doc, raws, as_player, c)
     if not mails:
@@ -296,7 +304,8 @@ def check_sent(
     _unvouched(doc, mails, player, c)
     _quoted(mails, answers, c)
     replies = {m.message_id for m in mails if answering(m.raw)}
-    c.problems += asked.unasked(doc, list(mails), player, _asks(mails, _order_words(doc)), replies)
+    asks, whole = asks_of(mails, _order_words(doc), exact)
+    c.problems += asked.unasked(doc, list(mails), player, asks, replies, whole, c.notes)
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
@@ -657,13 +666,24 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
             latest = (at, o)
 
 
-def _asks(mails: list[Sent], words: tuple[str, ...]) -> dict[str, set[str]]:
-    """What each mail asks of a resignation, an address move, a press or an absence (`pbem.trust.asked`), by
-    Message-ID; only the mails whose text names RESIGN, ADDRESS, PRESS or AWAY are read (case folded), an HTML-only one by its HTML part's text."""
+def asks_of(
+    mails: Sequence[Sent], words: tuple[str, ...], exact: Exact | None = None
+) -> tuple[dict[str, set[str]], frozenset[str]]:
+    """(what each mail asks of a resignation, an address move, a press or an absence (`pbem.trust.asked`), by
+    Message-ID; the Message-IDs of the replies read as the poll read them, by `exact`).  Only the mails whose text
+    names RESIGN, ADDRESS, PRESS or AWAY are read (case folded), an HTML-only one by its HTML part's text.  A reply
+    whose answered mail was received is read by `exact` (the copies of pbem's mail removed, as the poll did): its
+    press blocks are then the poll's, and `asked._written`'s loose reading is not needed for it (fairness26)."""
     out: dict[str, set[str]] = {}
+    whole: set[str] = set()
     for m in mails:
         folded = m.text.lower()
         if m.text and not any(word in folded for word in ("resign", "address", "press", "away")):
+            continue
+        ex = _exactly(exact, m, words)
+        if ex is not None:
+            out[m.message_id] = asked.requests_of(ex)
+            whole.add(m.message_id)
             continue
         page = ""
         if not m.text:
@@ -673,7 +693,16 @@ def _asks(mails: list[Sent], words: tuple[str, ...]) -> dict[str, set[str]]:
             except (LookupError, ValueError):
                 page = ""
         out[m.message_id] = asked.requests(m, words, answering(m.raw), page)
-    return out
+    return out, frozenset(whole)
+
+
+def _exactly(exact: Exact | None, m: Sent, words: tuple[str, ...]) -> Extracted | None:
+    if exact is None or not m.raw or not answering(m.raw):
+        return None
+    try:
+        return exact(m.raw, words)
+    except Exception:  # a mail the poll's reading cannot take is read from its Sent copy, as before
+        return None
 
 
 def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> str:

@@ -230,7 +230,21 @@ def _receipt_fields(
     import json
 
     h = header(name, kind, json.loads(options_json), insecure_seed, json.loads(players_json), commitment, bindings)
-    return (("game", name), ("header", h), ("key", key))
+    return (("game", name), ("header", h), ("key", key)) + ((("bindings", bindings),) if bindings else ())
+
+
+#: The X-Pbem-Bindings header of the mails that state the seed commitment (the invitation, the first report): which
+#: checks of `pbem verify --sent` the game's entries promise, by its format mark (`pbem.trust.asked.BINDINGS`), which
+#: the header H every receipt signs holds (fairness26: a game without the mark said nothing of it to its players).
+PROMISES = {
+    0: "0 (none declared: a resignation, a player's move and a wait are checked by what each entry carries)",
+    1: "1 (a resignation names its word, a player's move its keyed address binding, a wait who set each absence)",
+}
+
+
+def promised(bindings: int) -> str:
+    """The X-Pbem-Bindings header's value for the format mark `bindings` (`PROMISES`)."""
+    return PROMISES.get(bindings, f"{bindings}")
 
 
 def headers_for(

@@ -71,7 +71,7 @@ from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
-from pbem.trust import arrived, chain, due, folded, leaked, paced, resigns, signing, vouched
+from pbem.trust import arrived, asked, chain, due, folded, leaked, paced, resigns, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
@@ -128,6 +128,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
         else:
             paces = _check(doc, partial, v)
         gone = _interventions(doc, v)
+        v.notes += asked.declared(doc)  # a game that declares no bindings: the weaker checks apply (fairness26)
         if doc.get("version") != PARTIAL_VERSION:
             _signed(doc, legacy, v)
         _vouched(doc, v, read, gone)

@@ -29,6 +29,8 @@ REDACTED = "[redacted once sent]"
 RECORD_HEADER = "X-Pbem-Record"
 INPUT_HEADER = "X-Pbem-Input"
 COMMITMENT_HEADER = "X-Pbem-Commitment"
+#: On the mails that state the commitment, in a game with a key: the checks its entries promise (`signing.promised`).
+BINDINGS_HEADER = "X-Pbem-Bindings"
 
 
 class Letterhead(Protocol):
@@ -57,6 +59,7 @@ class Receipt:
     game: str = ""
     header: str = ""
     key: str | None = field(default=None, repr=False)
+    bindings: int = 0  # the game's format mark (`pbem.trust.asked.BINDINGS`), in H: told by BINDINGS_HEADER
 
     def context(self) -> dict[str, Any]:
         """What the templates get: `record` (the line every game mail shows) and `receipt` (the ack's input)."""
@@ -66,6 +69,7 @@ class Receipt:
             from pbem.trust.signing import fingerprint, public_key
 
             record["key"] = fingerprint(public_key(self.key))
+            record["bindings"] = self.bindings  # which checks the game promises (the invitation says it)
         return {"record": record, "receipt": receipt}
 
     def headers(self) -> tuple[tuple[str, str], ...]:
@@ -127,6 +131,10 @@ def outbox_row(
     commitment = mail.context.get("commitment")
     if isinstance(commitment, str) and commitment:
         extra += ((COMMITMENT_HEADER, commitment),)
+        if receipt is not None and receipt.key:  # which checks the game promises, bound by the signed H (fairness26)
+            from pbem.trust.signing import promised
+
+            extra += ((BINDINGS_HEADER, promised(receipt.bindings)),)
     record = receipt.context() if receipt is not None else {"record": None, "receipt": None}
 
     def build(ctx: dict[str, Any]) -> bytes:
