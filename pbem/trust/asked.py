@@ -109,8 +109,11 @@ def declared(doc: dict[str, Any]) -> list[str]:
         data = e.get("data") if isinstance(e, dict) else None
         if not action or not isinstance(data, dict):
             continue
-        held = {"resign": "word", "address": "to", "away": "asked"}[action]
-        bare[action] += held not in data
+        if action == "away":  # a wait names who set each absence it waits for (`_unnamed`)
+            players = data.get("players")
+            bare[action] += isinstance(players, list) and any(_unnamed(e, str(p).lower()) for p in players)
+        else:
+            bare[action] += ("word" if action == "resign" else "to") not in data
     leaning = [
         f"{n} {what}"
         for n, what in zip(
