@@ -25,6 +25,7 @@ The suite plays one forgery (`SAMPLE`); ``PBEM_FAIRNESS26_FULL=1`` all four game
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from email import message_from_bytes
@@ -33,6 +34,7 @@ import pytest
 
 from pbem.app import games as games_app
 from pbem.trust import asked
+from pbem.trust.receipts import verify_mail
 from pbem.trust.verify import check
 from tests.test_fairness11 import _mailbox
 from tests.test_fairness23 import ADDRESS
@@ -66,6 +68,11 @@ def test_a_game_made_without_the_mark_says_so_to_every_check(home, monkeypatch, 
     for p, (header, text) in firsts.items():
         assert header.startswith("0 (none declared"), (p, header)
         assert "Its record declares no bindings" in text, p
+    # the mark put on the export afterwards: every receipt's H differs, and the invitation's header is named
+    marked = json.loads(json.dumps(doc))
+    marked["game"]["bindings"] = asked.BINDINGS
+    c = verify_mail(marked, _mailbox(home, ADDRESS["Alice"]), "Alice")
+    assert not c.ok and any("X-Pbem-Bindings" in x for x in c.problems), c.problems
 
 
 def _first(home, address: str) -> tuple[str, str]:
