@@ -30,8 +30,11 @@ that names an absence as the player's own (``asked``, `pbem.app.absence.askers`)
 a game that declares `BINDINGS` (its format mark, signed in every receipt's header) without the word, the binding
 or who set an absence were not written by pbem (fairness25: fairness24 required them by a date, `BOUND_SINCE`, that
 the moderator could date a game's entries before).  A move's binding is keyed with the seed (`address_key`) and
-checked from the ADDRESS CONFIRM the new address sent (`_confirmed`).  Pure; linear in the mails and events (each
-mail read once; at most `PAIRS` squared hashes a move).
+checked from the ADDRESS CONFIRM the new address sent (`_confirmed`), and, since fairness26, from the ADDRESS line
+that asked for it where the old address's Sent folder is given (the moderator can mail the word unasked); a reply
+whose answered mail is given is read as the poll read it and its press blocks matched exactly (`exact`), and a game
+that declares no bindings is said to (`declared`).  Pure; linear in the mails and events (each mail read once; at
+most `PAIRS` squared hashes a move).
 """
 
 from __future__ import annotations
