@@ -29,6 +29,7 @@ from pbem.record.db import session
 from tests import pg
 from tests import test_moderator as tm
 from tests.conftest import CODES, Clock, order_mail, signed
+from tests.reliability import forkserver
 from tests.reliability import killpoints as kp
 
 # one worker runs this module: its tests share one PostgreSQL database
@@ -290,13 +291,6 @@ def _sent_ids(cfg) -> list[str]:
     return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.iterkeys()]
 
 
-POLL_CLI = """
-import sys
-from pbem.cli import main
-sys.argv = ["pbem", "--config", sys.argv[1], "poll"]
-main()
-"""
-
 POLL_DIRECT = """
 import sys, time
 from datetime import datetime
@@ -393,14 +387,14 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
             if (cfg.home / secret).exists():
                 shutil.copy2(cfg.home / secret, h / secret)
         homes.append(h / "pbem.toml")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", POLL_CLI, str(h)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        for h in homes
-    ]
-    outs = [p.communicate(timeout=240) for p in procs]
-    assert all(p.returncode == 0 for p in procs), "\n".join(e[-6000:] for _, e in outs)
+    # forked together from the fork server (`tests.reliability.forkserver.pbem_many`): three processes of their own,
+    # without three Pythons importing pbem (about 0.95 CPU s each), which is not what this test is about
+    done = forkserver.pbem_many([["--config", str(h), "poll"] for h in homes], timeout=240)
+    for r in done:
+        if isinstance(r, BaseException):
+            raise r
+    assert all(r.returncode == 0 for r in done), "\n".join(r.stderr[-6000:] for r in done)
+    outs = [(r.stdout, r.stderr) for r in done]
     rec = _record(pg_url)
     strip = reference  # times differ (real clock): compare what does not depend on them
     assert rec["orders"] == strip["orders"] and rec["inbound"] == strip["inbound"]

@@ -261,8 +261,11 @@ class ForkServer:
         env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
         self.tmp = tempfile.TemporaryDirectory(prefix="pbem-forkserver-")
         self.n = 0
+        # "pbem" on its command line, which its children inherit: the poll lock takes a holder whose command line
+        # does not name pbem for a dead one (`pbem.app.polllock._alive`: its pid reused by another program) and
+        # takes its lock over, so two forked polls started together both ran and mailed twice (suite10)
         self.proc = subprocess.Popen(
-            [*(before or []), sys.executable, "-m", "tests.reliability.forkserver"],
+            [*(before or []), sys.executable, "-m", "tests.reliability.forkserver", "pbem"],
             cwd=REPO,
             env=env,
             stdin=subprocess.PIPE,
@@ -298,16 +301,19 @@ class ForkServer:
             raise subprocess.TimeoutExpired(cmd, timeout, output=texts[0], stderr=texts[1])
         return subprocess.CompletedProcess(cmd, reply["returncode"], texts[0], texts[1])
 
-    def run_many(self, runs: list[list[str]], env: dict[str, str], cwd: str, timeout: float) -> list:
+    def run_many(
+        self, runs: list[list[str]], env: dict[str, str], cwd: str, timeout: float, wrapper: bool = False
+    ) -> list:
         """`run` of each of `runs` at the same time (forked together): each one's CompletedProcess, or its
-        subprocess.TimeoutExpired if it was still running after `timeout` seconds (killed then)."""
+        subprocess.TimeoutExpired if it was still running after `timeout` seconds (killed then).  `wrapper`: each
+        runs as `python -m tests.reliability.killpoints` (the test settings of `killpoints.install`), as in `run`."""
         import subprocess
 
         reqs, paths = [], []
         for args in runs:
             self.n += 1
             out, err = (os.path.join(self.tmp.name, f"{self.n}.{s}") for s in ("out", "err"))
-            reqs.append({"args": args, "env": env, "cwd": cwd, "wrapper": False, "stdout": out, "stderr": err})
+            reqs.append({"args": args, "env": env, "cwd": cwd, "wrapper": wrapper, "stdout": out, "stderr": err})
             paths.append((out, err))
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write(json.dumps({"many": reqs, "timeout": timeout}) + "\n")
@@ -322,7 +328,7 @@ class ForkServer:
                 with open(path, encoding="utf-8", errors="replace") as f:
                     texts.append(f.read())
                 os.unlink(path)
-            cmd = [sys.executable, "-m", "pbem", *args]
+            cmd = [sys.executable, "-m", "tests.reliability.killpoints" if wrapper else "pbem", *args]
             if reply.get("timeout"):
                 got.append(subprocess.TimeoutExpired(cmd, timeout, output=texts[0], stderr=texts[1]))
             else:

@@ -37,15 +37,6 @@ def scenario(tmp_path_factory):
     return plans, msgs, kp.record_digest(ref)
 
 
-def _together(cfg, n: int, wrapper: bool, env: dict) -> list:
-    procs = [kp.start_poll(cfg, env, wrapper=wrapper) for _ in range(n)]
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=300)
-        out.append((p.returncode, stdout, stderr))
-    return out
-
-
 @pytest.mark.parametrize("runs, lock", [(4, True), (3, False)])
 def test_polls_started_together_end_with_the_record_of_one_run(tmp_path: Path, scenario, runs: int, lock: bool) -> None:
     plans, msgs, reference = scenario
@@ -53,7 +44,7 @@ def test_polls_started_together_end_with_the_record_of_one_run(tmp_path: Path, s
     kp.create_games(cfg, plans)
     kp.deliver_in_order(cfg, msgs)
     env = {} if lock else {"PBEM_TEST_NO_FLOCK": "1"}
-    results = _together(cfg, runs, wrapper=not lock, env=env)
+    results = kp.polls_together(cfg, runs, env, wrapper=not lock)
     for code, _stdout, stderr in results:
         assert code == 0, stderr[-3000:]
         assert "Traceback" not in stderr, stderr[-3000:]
@@ -75,3 +66,14 @@ def test_polls_started_together_end_with_the_record_of_one_run(tmp_path: Path, s
     assert set(sent) <= set(queued)
     if lock:
         assert all(n == 1 for n in sent.values())
+
+
+def test_a_poll_forked_by_the_fork_server_is_seen_by_the_lock_as_a_pbem_process() -> None:
+    """The polls above are forked from the fork server, whose children keep its command line: the poll lock judges
+    a holder whose command line does not name pbem dead (`pbem.app.polllock._alive`) and takes its lock over.  Before
+    the server named pbem on its command line, the four polls with the lock mailed twice in 1 of 2 runs of the file
+    (0 of 3 after); this check failed on every run."""
+    from pbem.app.polllock import _alive
+    from tests.reliability import forkserver
+
+    assert _alive(forkserver.server().proc.pid) == (True, True)
