@@ -242,12 +242,59 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
     keep my cards" (the order with a remark: refused with the order alone to send), "DECLINE, ACCEPT Bob ..." was
     chatter, and a message with another order went on without it."""
     line_ = line.replace("：", ":", 1)
-    marks = (line_.find(":"), line_.find("="), line_.find(","))  # "VOTE = red", "PASS, NEGATE ..." as "VOTE: red"
-    cut = min((k for k in marks if k >= 0), default=-1)
-    head, colon, rest = (line_[:cut], ":", line_[cut + 1 :]) if cut >= 0 else (line_, "", "")
-    if colon and rest.strip() and tuple(_words(head)) in _phrases(tuple(order_words)):
-        return f"{head.strip()} {rest.strip()}"
-    return line
+    dash = _DASH.search(line_)
+    marks = (line_.find(":"), line_.find("="), line_.find(","), dash.start() if dash else -1)
+    cut = min((k for k in marks if k >= 0), default=-1)  # "VOTE = red", "PASS, NEGATE ..." as "VOTE: red"
+    after = (dash.end() if dash and cut == dash.start() else cut + 1) if cut >= 0 else 0
+    head, colon, rest = (line_[:cut], ":", line_[after:]) if cut >= 0 else (line_, "", "")
+    phrase = tuple(_words(head)) in _phrases(tuple(order_words))
+    if colon and rest.strip() and phrase:
+        return untimed(f"{head.strip()} {rest.strip()}", head.strip())
+    if dash and cut == dash.start() and phrase:  # "PASS -", "NO EVENT —": a dash closing the order word alone
+        return head.strip()
+    return untimed(line, _head(line, order_words))
+
+
+#: A dash standing alone after the order word ("BID – 3", "VOTE — yes", "PASS -": players32): a space before it,
+#: a space or the end after it.  "PLACE-START" and "Close-Quarter" are words; "PASS -3" is no dash alone.
+_DASH = re.compile(r"[ \t\u00a0][-\u2013\u2014]{1,2}(?=[ \t\u00a0]|$)")
+#: "1x" (or "1 x", "1×", "x1") right after the order word: one of what follows ("TRIBUTE 1x Gold 5").
+_ONCE = re.compile(r"(?:1[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?1)[ \t\u00a0]+(?=\S)", re.IGNORECASE)
+#: "2 x", "3x" right after the order word: a count the order has no room for ("TRIBUTE 2 x Copper 2"): told, never read.
+_TIMES = re.compile(r"(?:\d{1,3}[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?\d{1,3})[ \t\u00a0]+(?=\S)", re.IGNORECASE)
+
+
+def _head(line: str, order_words: Iterable[str]) -> str:
+    """The order word (or phrase) `line` starts with, as typed, or ""."""
+    words = line.split()
+    phrases = _phrases(tuple(order_words))
+    n = next((k for k in (3, 2, 1) if k <= len(words) and tuple(_words(" ".join(words[:k]))) in phrases), 0)
+    return " ".join(words[:n])
+
+
+def untimed(line: str, head: str) -> str:
+    """`line` without a "1x" after its order word `head` ("TRIBUTE 1x Gold 5" as "TRIBUTE Gold 5": one of it is what
+    an order names; players31 refused 21 of 24 such lines).  A larger count ("2 x") stays: `times_note` says why."""
+    if not head or not line.startswith(head):
+        return line
+    rest = line[len(head) :].lstrip()
+    m = _ONCE.match(rest)
+    return f"{head} {rest[m.end() :]}" if m else line
+
+
+def times_note(typed: str, line: str, order_words: Iterable[str]) -> str:
+    """The note on an order with a count after its order word ("TRIBUTE 2 x Copper 2"), or "": the count is not
+    read, since an order names one of each and reading it without the count could apply one where two were meant."""
+    head = _head(line, order_words)
+    rest = line[len(head) :].lstrip() if head and line.startswith(head) else ""
+    m = _TIMES.match(rest)
+    if not m:
+        return ""
+    count, one = m.group(0).strip(), f"{head} {rest[m.end() :]}"
+    return (
+        f'"{typed}" was not read: "{count}" asks for more than one, and an order names one; if you meant one, '
+        f"write it as: {one}"
+    )
 
 
 _SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too; "Step 1: PASS", "Turn 3: ..."
@@ -604,6 +651,8 @@ def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words
     ex.order_at.append(at)
     ex.order_end.append(i)
     ex.orders.append(_salt(typed) or line.replace("\t", " "))  # a table's cells ("MELD<tab>Heinrich ...") as words
+    if (note := times_note(typed.strip(), line, words)) and note not in ex.problems:
+        ex.problems.append(note)  # "TRIBUTE 2 x Copper 2": refused by the engine, and told why it was not read
     return i, line
 
 
@@ -630,6 +679,10 @@ def _taken(
     if (meant := said_not(line)) and is_order(meant, words):  # "PASSにしません": not to PASS, set aside and told
         _aside(ex, at, typed, line, (), negated_note(typed, meant))
         return True
+    if meant := cjk_tailed(line, words):  # "PASSを宣言します": an ending outside `typed._SAID_SO`'s grammar
+        _aside(ex, at, typed, line, (), seeming_note(typed, meant))
+        ex.seeming.append((typed, meant))  # told only when the engine takes it alone now (`lines.seeming_told`)
+        return True
     later = NEXT_STEP.match(line)
     rest = (cleaned(later.group(1)) or later.group(1)) if later else ""
     if rest and is_order(rest, words):
@@ -640,6 +693,24 @@ def _taken(
         ex.mode = said[0].lower()
         return True
     return False
+
+
+#: Japanese or Chinese run into an order ("PASSを宣言します", "NO EVENTを希望"): kana or ideographs right after a Latin
+#: letter or digit, to the end of the line (a stop or "!" may close it).  `typed._SAID_SO` reads the endings that
+#: say "my choice" and `_SAID_NOT` those that say "not": another ending was refused with the engine's reason ("no card
+#: named NONEを宣言します") or, with the order word's own letters run into it ("EVENTを..."), set aside untold
+#: (players32).  It may say anything, so it is never read: the order is offered, when the engine takes it alone now.
+_CJK_TAIL = re.compile(
+    r"(?<=[A-Za-z0-9)\]])[ \t]?[\u3040-\u30ff\u3400-\u9fff][\u3040-\u30ff\u3400-\u9fff\u30fc]{0,30}[。.!！]*$"
+)
+
+
+def cjk_tailed(line: str, words: tuple[str, ...]) -> str:
+    """The order `line` holds before a Japanese or Chinese ending no grammar of `pbem.orders.typed` reads
+    (`_CJK_TAIL`), or ""."""
+    m = _CJK_TAIL.search(line) if not line.isascii() else None
+    head = line[: m.start()].rstrip() if m else ""
+    return head if head and is_order(head, words) else ""
 
 
 TITLE_CUTS = 4  # places in a subject where an order may start after the title of the mail answered, tried at most
@@ -1017,7 +1088,10 @@ def _command_after(rests: list[str]) -> str:
 
 
 def seeming_note(typed: str, order: str) -> str:
-    """The note for a line that seems to be `order` said in a sentence ("I vote red"): not read, and how to write it."""
+    """The note for a line that seems to be `order` said in a sentence ("I vote red"): not read, and how to write it.
+    An order with an ending run into it no grammar reads ("PASSを宣言します": `cjk_tailed`) is told so."""
+    if not typed.isascii() and _CJK_TAIL.search(typed.rstrip()):
+        return f'"{typed}" was not read as an order: the words run into its end were not understood, so send it alone: {order}'
     return f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {order}'
 
 
