@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app import cells, signed, wraps
+from pbem.app import asides, cells, signed, wraps
 from pbem.app.known import NEAR, near_any
 from pbem.app.known import known as _known
 from pbem.app.known import names_the_game as _names_the_game
@@ -258,6 +258,7 @@ def read_again(
     said = list(notes["problems"]) if isinstance(notes.get("problems"), list) else []  # type: ignore[call-overload]
     kept = {_key(o) for o in orders}
     said += [repeat_note(line) for line in aside if _key(line) in kept]  # a repeat is told, not listed as chatter
+    said += asides.told(eng, state, player, aside, kept) if orders else []  # "take care" under "TRIBUTE Gold 5": why
     aside = [line for line in aside if _key(line) not in kept]
     told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
     if isinstance(chatter, Extracted):  # "EVENT CLAIM First" / "Cousins TARGET Carol": the order meant offered
