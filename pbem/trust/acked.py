@@ -334,6 +334,15 @@ NOTES = tuple(
         r" write above it\. If it is your order, send it as a line of your own: [^\n]{1,400}",  # `forwarded_note`
         r'Your earlier message "[^\n]{0,200}" sent \d{4}-\d\d-\d\d \d\d:\d\d UTC was applied and stands: a later mail does'
         r" not change orders applied\.",  # `pbem.app.earlier.note` (players31)
+        # players32's: a count before an order's argument, an ending run into an order, a closing set aside
+        _Q + r' was not read: "[^\n]{1,20}" asks for more than one, and an order names one; if you meant one, write it'
+        r" as: [^\n]{1,400}",  # `pbem.orders.extract.times_note`
+        _Q + r" was not read as an order: the words run into its end were not understood, so send it alone: "
+        r"[^\n]{1,400}",  # `pbem.orders.extract.seeming_note` of `cjk_tailed`
+        _Q + r" was not read as an order: it comes after your orders, its words after [^\n]{1,40} are in lower case"
+        r" and name nothing of the game, so it was read as a closing remark(?:; no [^\n]{1,40} order is open to you"
+        r" now\.|\. If you meant an order, send it as the report lists it, e\.g\. [^\n]{1,2000})",
+        # `pbem.app.asides.closing_note`
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
