@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import random
+import textwrap
 
 from tests.replies27 import KINDS, first_state, intake
 
@@ -53,7 +54,9 @@ def _read(kind: str, body: str, order: str) -> bool:
     return bool(got.applied) and got.state == eng.apply(state, "Alice", [order]).state
 
 
-DASHES = ("{w} - {r}", "{w} \u2013 {r}", "{w} \u2014 {r}", "{w} -- {r}", "{w}\u00a0\u2013 {r}")
+#: A short "-" between the order word and its argument is left to the engine and `pbem.app.refusals` (it may part a
+#: list's items: `tests/test_replies8_dashes.py`).
+DASHES = ("{w} \u2013 {r}", "{w} \u2014 {r}", "{w} -- {r}", "{w}\u00a0\u2013 {r}", "{w} \u2014\u2014 {r}")
 ENDS = ("{w} -", "{w} \u2013", "{w} \u2014")
 
 
@@ -195,3 +198,37 @@ def test_every_note_of_these_generators_is_one_verify_knows() -> None:
                 failures.append(f"{kind} {body!r}: {said}")
     assert notes >= 40
     assert not failures, f"{len(failures)} of {notes}:\n" + "\n".join(failures[:20])
+
+
+def wrap_cases() -> list[tuple[str, ...]]:
+    """(game, the order, the reply): each legal order longer than the width hard-wrapped at 16, 20 and 24 columns,
+    as a phone client or a forwarder wraps it, between a greeting and a thanks."""
+    out: list[tuple[str, ...]] = []
+    for kind in KINDS:
+        for order in _legal(kind):
+            for width in (16, 20, 24):
+                if len(order) > width:
+                    out.append((kind, order, "Hi,\n\n" + "\n".join(textwrap.wrap(order, width)) + "\n\nThanks\n"))
+    return out
+
+
+def wrapped_outcome(kind: str, order: str, body: str) -> str:
+    eng, state = first_state(kind)
+    got = intake(eng, state, "Alice", body)
+    if got.applied:
+        return "read" if got.state == eng.apply(state, "Alice", [order]).state else "misapplied"
+    return "told" if got.refused or any(order in n for n in got.notes) else "untold"
+
+
+def test_an_order_hard_wrapped_at_20_columns_is_read_or_told() -> None:
+    """Of the 122 cases, on 4da2cbd6 33 read (parted after a comma), 88 told (the first line refused, the order
+    offered when the lines under it made it: `pbem.app.wraps`), 1 untold ("DISCARD-IF-" / "NEEDED LOWEST"), 0
+    misapplied; now 61 read (parted before or after a word no order ends with, TARGET, GIVING, ">", before its number,
+    or inside a hyphened word: `extract._wrapped`, `_unhyphened`), 61 told (parted inside a name: "German" / "States
+    2", offered), 0 untold, 0 misapplied."""
+    failures = []
+    for kind, order, body in _chosen(wrap_cases(), "wrap"):
+        how = wrapped_outcome(kind, order, body)
+        if how not in ("read", "told"):
+            failures.append(f"{how}: {kind} {body!r}")
+    assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:20])

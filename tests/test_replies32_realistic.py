@@ -16,8 +16,11 @@ nothing said), `misapplied` (something applied the player did not mean):
   under the order, "Sent from Outlook for Android" in German, French, Spanish, Italian, Dutch and Portuguese.
 
 `REPLIES32_ALL=1 python3 -m pytest tests/test_replies32_realistic.py -n 0 -s` runs every case and prints the counts
-per family; the suite runs `SAMPLED` cases a moment.  Of the 456 cases (19 families, 3 orders, 8 moments), on
-4da2cbd6: FIGURES_BEFORE; now FIGURES_NOW.
+per family; the suite runs `SAMPLED` cases a moment.  Of the 384 cases (16 families, 3 orders, 8 moments), on
+4da2cbd6 and now: 360 read, 24 told, 0 untold, 0 misapplied.  Told: the order typed into the quote's first line (24 of
+24, "a line typed inside the quote is not read; to send it, write it above the quote: ..."), as an order typed inside
+the quote always is.  Read: every quote header, Apple Mail's bottom-posted, interleaved and nested quotes, Outlook's
+"-----Original Message-----", the list footer, both disclaimers, "Sent from Outlook for Android" in six languages.
 """
 
 from __future__ import annotations
@@ -180,7 +183,7 @@ def sample(kind: str) -> list[Case]:
 def test_realistic_replies_of_round_thirty_two_are_read_or_told_and_never_misapplied(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    """Of the 456 cases (19 families, 3 orders, 8 moments): see the module docstring's figures."""
+    """Of the 384 cases (16 families, 3 orders, 8 moments): see the module docstring's figures."""
     moment = moments[kind]
     failures = tallied(kind, sample(kind), lambda case: outcome(moment, case), "REPLIES32_ALL")
     assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:60])

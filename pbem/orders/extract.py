@@ -248,6 +248,8 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
     after = (dash.end() if dash and cut == dash.start() else cut + 1) if cut >= 0 else 0
     head, colon, rest = (line_[:cut], ":", line_[after:]) if cut >= 0 else (line_, "", "")
     phrase = tuple(_words(head)) in _phrases(tuple(order_words))
+    if dash and cut == dash.start() and phrase and rest.strip() and not _dashed_item(head, rest):
+        return line  # "PASS - see you", "no event - See you": a remark after a dash (`pbem.app.refusals`)
     if colon and rest.strip() and phrase:
         return untimed(f"{head.strip()} {rest.strip()}", head.strip())
     if dash and cut == dash.start() and phrase:  # "PASS -", "NO EVENT —": a dash closing the order word alone
@@ -256,12 +258,21 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
 
 
 #: A dash standing alone after the order word ("BID – 3", "VOTE — yes", "PASS -": players32): a space before it,
-#: a space or the end after it.  "PLACE-START" and "Close-Quarter" are words; "PASS -3" is no dash alone.
-_DASH = re.compile(r"[ \t\u00a0][-\u2013\u2014]{1,2}(?=[ \t\u00a0]|$)")
+#: a space or the end after it; a short "-" only at the line's end (before words it may part a list's items, and
+#: `pbem.app.refusals` reads what follows it).  "PLACE-START" and "Close-Quarter" are words; "PASS -3" no dash.
+_DASH = re.compile(r"[ \t\u00a0](?:[\u2013\u2014]{1,2}|--|-(?=[ \t\u00a0]*$))(?=[ \t\u00a0]|$)")
 #: "1x" (or "1 x", "1×", "x1") right after the order word: one of what follows ("TRIBUTE 1x Gold 5").
 _ONCE = re.compile(r"(?:1[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?1)[ \t\u00a0]+(?=\S)", re.IGNORECASE)
 #: "2 x", "3x" right after the order word: a count the order has no room for ("TRIBUTE 2 x Copper 2"): told, never read.
 _TIMES = re.compile(r"(?:\d{1,3}[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?\d{1,3})[ \t\u00a0]+(?=\S)", re.IGNORECASE)
+
+
+def _dashed_item(head: str, rest: str) -> bool:
+    """Whether `rest`, after a dash after the order word `head`, is the order's argument rather than a remark: one
+    word ("VOTE — yes"), or, after an order word in capitals, a name or a number ("TRIBUTE – Gold 5", "BID –
+    3").  "PASS - see you" and "no event - See you" are remarks, refused with the order alone offered as before."""
+    words = rest.split()
+    return len(words) == 1 or (in_capitals(head) and (words[0][0].isupper() or words[0][0].isdigit()))
 
 
 def _head(line: str, order_words: Iterable[str]) -> str:
@@ -543,6 +554,7 @@ def extract(
         if not typed:
             continue
         line = _read(typed, words)
+        typed, line, i = _unhyphened(typed, line, lines, i, words)
         signed = signed and not _POSTSCRIPT.match(typed.lstrip())  # "PS: PASS" below the signature: the writer's
         if _taken(ex, i, typed, line, words, answers):
             continue
@@ -609,8 +621,18 @@ def _forwarded_order(line: str, words: tuple[str, ...]) -> str:
 #: How an order line ends, or the line under it starts, when a list goes on below it: a hard wrap at 20 to 40
 #: columns (a client's, a forwarder's) parted "PLAYS Gold 5, Silver 3" into "PLAYS Gold 5," and "Silver 3", and the
 #: first was read alone, a half order (players26).
-_GOES_ON = re.compile(r"(?:[,+&]|\band)$", re.IGNORECASE)
-_GOES_ON_FROM = re.compile(r"^(?:[,+&]|and\b)", re.IGNORECASE)
+#: ... or, in capitals as the report prints them, a word of an order's syntax that no order ends with ("EVENT CLAIM
+#: Emperor TARGET" / "Bob", "NEGATE Resist Cavalry >" / "Men-at-Arms", "... GIVING" / "Spain 1": an HTML reply's
+#: <br> or a phone's hard wrap at 20 columns parted the order there; players31's generator refused the first half,
+#: the rest listed as not read).  Read without the game's state, as `pbem verify` reads the mail.
+_GOES_ON = re.compile(
+    r"(?:[,+&]|\band|(?-i:(?<=\s)(?:TARGET|GIVING|FOR|FROM|EXCEPT|THEN|CLAIM|PERSON)|\s(?:>|->)))$", re.I
+)
+_GOES_ON_FROM = re.compile(r"^(?:[,+&]|and\b|(?-i:(?:TARGET|GIVING|EXCEPT|THEN)\b|>\s))", re.IGNORECASE)
+#: A number alone (or before a comma) under an order whose last word is a name ("PLAY Silver" / "11", "PLACE-START
+#: France" / "1, France 2"): the order's number a wrap parted from its name (players32).  An order of one word ("PASS" / "2") is never joined so.
+_NUMBER_BELOW = re.compile(r"\d{1,2}(?:[.!]?$|,\s)")  # "11", "1, France 2, ...": the number, a list going on
+_NAME_LAST = re.compile(r"[A-Z][a-zA-Z-]*")  # the line's last word, a name (fullmatch)
 WRAPPED = 80  # characters of a line read as the rest of the order above it, at most
 
 
@@ -631,13 +653,33 @@ def _wrapped(typed: str, lines: list[str], i: int, words: tuple[str, ...]) -> in
         below = _strip_comment(lines[end])
         if not below or len(below) > WRAPPED or below.startswith(">"):
             break
-        if not (_GOES_ON.search(last.rstrip()) or _GOES_ON_FROM.match(below)):
+        said_last = last.split()
+        number = _NUMBER_BELOW.match(below) and len(said_last) >= 2 and _NAME_LAST.fullmatch(said_last[-1])
+        if not (_GOES_ON.search(last.rstrip()) or _GOES_ON_FROM.match(below) or number):
             break
         said = _read(below, words)
         if is_order(said, words) or _control(said) is not None:
             break
         end, last = end + 1, below
     return end
+
+
+#: A line ending in a word broken at its hyphen ("DISCARD-IF-" / "NEEDED LOWEST": a wrap at 16 to 24 columns breaks
+#: there): set aside untold, the line under it refused or set aside (players32).
+_HYPHENED = re.compile(r"[A-Za-z]-$")
+
+
+def _unhyphened(typed: str, line: str, lines: list[str], i: int, words: tuple[str, ...]) -> tuple[str, str, int]:
+    """(the line typed, as read, the index of the next line): `typed`, ending in a word broken at its hyphen and no
+    order, joined with the line under it, no space between, when that makes an order; else as it was."""
+    if not _HYPHENED.search(typed) or i >= len(lines) or is_order(line, words):
+        return typed, line, i
+    below = _strip_comment(lines[i])
+    if not below or below.startswith(">") or len(below) > WRAPPED:
+        return typed, line, i
+    joined = typed + below.lstrip()
+    said = _read(joined, words)
+    return (joined, said, i + 1) if is_order(said, words) else (typed, line, i)
 
 
 def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words: tuple[str, ...]) -> tuple[int, str]:
