@@ -6,21 +6,23 @@ sorted as `tests.test_replies31_realistic.outcome` sorts: `read` (what the playe
 applied, and a note quotes the order or a line of it is refused, quoted back with why), `untold` (nothing applied,
 nothing said), `misapplied` (something applied the player did not mean):
 
-* quote headers in Italian, Dutch, Portuguese, Polish, Swedish and Japanese (Gmail's and Thunderbird's), the report
-  quoted under them;
+* quote headers in Italian, Dutch, Portuguese, Polish, Swedish, Japanese, Korean and Chinese (Gmail's and
+  Thunderbird's), the report quoted under them; Outlook's From/Sent/To/Subject block in Italian, Dutch, Portuguese,
+  Polish, Swedish and Japanese, the report unquoted under it;
 * Apple Mail's "On 7 Dec 2026, at 10:02, ... wrote:" with the answer under the quote (bottom-posting), and answered
   interleaved (the order under the quoted line of the report that lists the orders, the rest of the quote under it);
 * the order typed into the quoted block's first line ("> NO EVENT" above the report's own first line, quoted);
 * Outlook's "-----Original Message-----" block above the report, unquoted;
 * a mailing list's footer ("--" then "You received this message because ..."), a disclaimer in German or French
-  under the order, "Sent from Outlook for Android" in German, French, Spanish, Italian, Dutch and Portuguese.
+  under the order, "Sent from Outlook for Android" in German, French, Spanish, Italian, Dutch and Portuguese, Samsung's
+  German and the iPhone's Italian line.
 
 `REPLIES32_ALL=1 python3 -m pytest tests/test_replies32_realistic.py -n 0 -s` runs every case and prints the counts
-per family; the suite runs `SAMPLED` cases a moment.  Of the 384 cases (16 families, 3 orders, 8 moments), on
-4da2cbd6 and now: 360 read, 24 told, 0 untold, 0 misapplied.  Told: the order typed into the quote's first line (24 of
+per family; the suite runs `SAMPLED` cases a moment.  Of the 576 cases (24 families, 3 orders, 8 moments), on
+4da2cbd6 and now: 552 read, 24 told, 0 untold, 0 misapplied.  Told: the order typed into the quote's first line (24 of
 24, "a line typed inside the quote is not read; to send it, write it above the quote: ..."), as an order typed inside
 the quote always is.  Read: every quote header, Apple Mail's bottom-posted, interleaved and nested quotes, Outlook's
-"-----Original Message-----", the list footer, both disclaimers, "Sent from Outlook for Android" in six languages.
+"-----Original Message-----" and its blocks in six languages, the list footer, both disclaimers, the phones' lines.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ HEADERS = {
     "thunderbird-pl": [f"W dniu 7.12.2026 o 10:02, {WHO} pisze:"],
     "gmail-sv": [f"Den mån 7 dec. 2026 kl 10:02 skrev {WHO}:"],
     "gmail-ja": [f"2026年12月7日(月) 10:02 {WHO}:"],
+    "gmail-ko": [f"2026년 12월 7일 (월) 오전 10:02, {WHO}님이 작성:"],
+    "gmail-zh": [f"{WHO} 于2026年12月7日周一 10:02写道\uff1a"],
 }
 APPLE = f"On 7 Dec 2026, at 10:02, {WHO} wrote:"
 #: Footers and disclaimers under the order, and "Sent from Outlook for Android" in other languages.
@@ -84,9 +88,20 @@ ANDROID = (
     "Inviato da Outlook per Android",
     "Verzonden vanuit Outlook voor Android",
     "Enviado do Outlook para Android",
+    "Von meinem Samsung Galaxy Smartphone gesendet.",
+    "Inviato dal mio iPhone",
 )
+#: Outlook's header block in other languages above the report, unquoted (as `tests/test_replies31_realistic.OUTLOOK`).
+OUTLOOK = {
+    "outlook-it": ("Da", "Inviato", "A", "Oggetto", "lunedì 7 dicembre 2026 10:02", ": "),
+    "outlook-nl": ("Van", "Verzonden", "Aan", "Onderwerp", "maandag 7 december 2026 10:02", ": "),
+    "outlook-pt": ("De", "Enviado", "Para", "Assunto", "segunda-feira, 7 de dezembro de 2026 10:02", ": "),
+    "outlook-pl": ("Od", "Wysłano", "Do", "Temat", "poniedziałek, 7 grudnia 2026 10:02", ": "),
+    "outlook-sv": ("Från", "Skickat", "Till", "Ämne", "den 7 december 2026 10:02", ": "),
+    "outlook-ja": ("差出人", "送信日時", "宛先", "件名", "2026年12月7日 10:02", ": "),
+}
 MORE = ("apple-bottom", "apple-interleaved", "apple-nested", "inside-quote-first-line", "outlook-original-message")
-FAMILIES = (*HEADERS, *MORE, *UNDER)
+FAMILIES = (*HEADERS, *OUTLOOK, *MORE, *UNDER)
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,16 @@ def body_of(moment: Moment, case: Case, order: str) -> list[str]:
         return [*mine, "", *HEADERS[f], "", *_quoted(original)]
     if f in UNDER:
         return _under(case, moment, order)
+    if f in OUTLOOK:
+        frm, sent, to, subject, date, colon = OUTLOOK[f]
+        r = moment.report
+        block = [
+            f"{frm}{colon}{r['From']}",
+            f"{sent}{colon}{date}",
+            f"{to}{colon}{r['To']}",
+            f"{subject}{colon}{r['Subject']}",
+        ]
+        return [*mine, "", "_" * 32, *block, "", *original]
     if f == "apple-bottom":  # Apple Mail's attribution, the quote, the answer under it all
         return ["", APPLE, "", *_quoted(original), "", *mine]
     if f == "apple-interleaved":  # the answer under the quoted line that lists the orders, the quote going on
@@ -183,7 +208,7 @@ def sample(kind: str) -> list[Case]:
 def test_realistic_replies_of_round_thirty_two_are_read_or_told_and_never_misapplied(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    """Of the 384 cases (16 families, 3 orders, 8 moments): see the module docstring's figures."""
+    """Of the 576 cases (24 families, 3 orders, 8 moments): see the module docstring's figures."""
     moment = moments[kind]
     failures = tallied(kind, sample(kind), lambda case: outcome(moment, case), "REPLIES32_ALL")
     assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:60])
