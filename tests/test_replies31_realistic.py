@@ -28,10 +28,10 @@ Sixteen Thirty refuse "MELD \u2013 Heinrich ...", '"-" is not a card'; Dynasties
 (21 of 24), a <br> inside the order (12 of 24: its halves refused).  Read before and now: every non-English quote
 header, Outlook's blocks (re-wrapped too), HTML in a <div> or a table, a no-break space, a zero-width space, a soft
 hyphen, a BOM, full-width digits, numbers as words, the order again (or another) in a quoted reply of the player's.
-players32: on 4da2cbd6 537 read, 63 told; now 596 read, 4 told, 0 untold, 0 misapplied.  A dash after the order word
-and "1x" are read (`pbem.orders.extract._labelled`, `untimed`), a <br> before the order's number or after TARGET or
-">" joined (`extract._wrapped`); told still, the order offered: a <br> inside a name or after the order word alone
-("DISCARD" / "Belligerent", "NO" / "EVENT": 4 of 24).
+players32: on 4da2cbd6 537 read, 63 told; now 597 read, 3 told, 0 untold, 0 misapplied.  A dash after the order word
+and "1x" are read (`pbem.orders.extract._labelled`, `untimed`), a <br> before the order's number, after TARGET or ">"
+or inside an order phrase ("NO" / "EVENT") joined (`extract._wrapped`, `_unhyphened`); told still, the order offered:
+a <br> inside a name or after the order word alone ("DISCARD" / "Belligerent": 3 of 24).
 """
 
 from __future__ import annotations

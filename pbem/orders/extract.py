@@ -670,14 +670,21 @@ _HYPHENED = re.compile(r"[A-Za-z]-$")
 
 
 def _unhyphened(typed: str, line: str, lines: list[str], i: int, words: tuple[str, ...]) -> tuple[str, str, int]:
-    """(the line typed, as read, the index of the next line): `typed`, ending in a word broken at its hyphen and no
-    order, joined with the line under it, no space between, when that makes an order; else as it was."""
-    if not _HYPHENED.search(typed) or i >= len(lines) or is_order(line, words):
+    """(the line typed, as read, the index of the next line): `typed`, no order, joined with the line under it when
+    that makes an order: ending in a word broken at its hyphen (no space between), or the first words of an order
+    phrase in capitals whose last words are the whole line under it ("NO" / "EVENT": an HTML reply's <br> or a wrap
+    parted "NO EVENT"; "No" / "Event CLAIM ..." is no phrase alone, and stays as it was)."""
+    if i >= len(lines) or is_order(line, words):
         return typed, line, i
     below = _strip_comment(lines[i])
     if not below or below.startswith(">") or len(below) > WRAPPED:
         return typed, line, i
-    joined = typed + below.lstrip()
+    if _HYPHENED.search(typed):
+        joined = typed + below.lstrip()
+    elif in_capitals(line) and tuple(_words(f"{line} {below}")) in _phrases(words):
+        joined = f"{typed.rstrip()} {below.strip()}"
+    else:
+        return typed, line, i
     said = _read(joined, words)
     return (joined, said, i + 1) if is_order(said, words) else (typed, line, i)
 
