@@ -630,7 +630,8 @@ _GOES_ON = re.compile(
 )
 _GOES_ON_FROM = re.compile(r"^(?:[,+&]|and\b|(?-i:(?:TARGET|GIVING|EXCEPT|THEN)\b|>\s))", re.IGNORECASE)
 #: A number alone (or before a comma) under an order whose last word is a name ("PLAY Silver" / "11", "PLACE-START
-#: France" / "1, France 2"): the order's number a wrap parted from its name (players32).  An order of one word ("PASS" / "2") is never joined so.
+#: France" / "1, France 2"): the order's number a wrap parted from its name (players32).  An order of one word
+#: ("PASS" / "2") is never joined so.
 _NUMBER_BELOW = re.compile(r"\d{1,2}(?:[.!]?$|,\s)")  # "11", "1, France 2, ...": the number, a list going on
 _NAME_LAST = re.compile(r"[A-Z][a-zA-Z-]*")  # the line's last word, a name (fullmatch)
 WRAPPED = 80  # characters of a line read as the rest of the order above it, at most
@@ -1139,8 +1140,9 @@ def _command_after(rests: list[str]) -> str:
 def seeming_note(typed: str, order: str) -> str:
     """The note for a line that seems to be `order` said in a sentence ("I vote red"): not read, and how to write it.
     An order with an ending run into it no grammar reads ("PASSを宣言します": `cjk_tailed`) is told so."""
-    if not typed.isascii() and _CJK_TAIL.search(typed.rstrip()):
-        return f'"{typed}" was not read as an order: the words run into its end were not understood, so send it alone: {order}'
+    if not typed.isascii() and typed.lstrip()[:1].isascii() and _CJK_TAIL.search(typed.rstrip()):
+        said = "the words run into its end were not understood, so send it alone"
+        return f'"{typed}" was not read as an order: {said}: {order}'
     return f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {order}'
 
 
