@@ -18,11 +18,13 @@ module: `pbem verify --mail` draws a mail's pictures again, and a mail an older 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from pbem.render.pictures.canvas import INK, PAPER, Canvas, Look, stamp
 
 W = 340  # the layout's width: the picture's, shown at most this wide
+FITS_KEPT = 1024  # cards whose `fits` answer is kept (a game's deck is about 100 cards, at 2 widths)
 LOOK: Look = (14, 13, 18)  # a card's first line's size, the others' size, from one line to the next
 
 
@@ -38,6 +40,14 @@ def width_of(words: str, size: int) -> float:
 
 def fits(lines: list[str], w: float) -> bool:
     """Whether every line of a card `w` wide is drawn whole, without an ellipsis."""
+    return _fits(tuple(lines), w)
+
+
+@lru_cache(maxsize=FITS_KEPT)
+def _fits(lines: tuple[str, ...], w: float) -> bool:
+    """`fits`, its answer kept for the card and width: a game's cards are few (House of Habsburg's deck, a melds'
+    three), and every picture laid each one out again, twice (its height, then its drawing): 15.8 cards a reply
+    of `poll_throughput.py`'s, two words' widths each, read from the word stamps' cache under its lock (perf33)."""
     return all(width_of(line, LOOK[1] if i else LOOK[0]) <= w - 10 for i, line in enumerate(lines))
 
 
