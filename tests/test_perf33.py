@@ -7,7 +7,8 @@ built a new reader and asked it anew: 14.3 lines a reply of `poll_throughput.py`
 before in the poll, 0.35 ms of a reply's 9.9 ms on the poll's thread.  The answer is a function of the line and
 the game's order words, so one reader a set of words now remembers its answers across mails (at most
 `OWN_ANSWERS`, lines of at most `OWN_REMEMBERED` characters).  And the threads ahead looked the sender's seat up
-for every reply whose quote holds the word "code" (below: `ahead.writers_code_word`).
+for every reply whose quote holds the word "code" (below: `ahead.writers_code_word`), and every picture measured
+each card's words again (below: `phone.fits`).
 
 Generated: games of 3 to 6 players, each player's report (lines shared by the game's players, lines of the
 player's own, label lines, listed orders, the commitment, the hand) and each player's reply to it as clients
