@@ -29,8 +29,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import html
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from email import policy
 from email.header import Header
 from email.message import Message
@@ -112,30 +113,44 @@ def redact_text(text: str, codes: Iterable[str]) -> str:
 
 def codes_in_text(text: str) -> set[str]:
     """Every value of a `CODE x` line (quoted or not) and of a `code x` in a subject-like text."""
-    low = text.lower()
-    if "code" not in low:  # both patterns need the word (no other character folds to c, o, d or e)
+    at = _words_code(text)
+    first = next(at, None)
+    if first is None:  # both patterns need the word (no other character folds to c, o, d or e)
         return set()
     found = {m.group(1) for m in _CODE_LINE.finditer(text)}
     # in running text only what looks like a code (a digit or a dash in it): "your code keeps them out" names none
-    found |= {m.group(1) for m in _running(text, low) if re.search(r"[0-9-]", m.group(1))}
+    found |= {m.group(1) for m in _running(text, itertools.chain((first,), at)) if re.search(r"[0-9-]", m.group(1))}
     return {c.strip("[]<>()\"'.,;") for c in found}
 
 
-def _running(text: str, low: str) -> Iterable[re.Match[str]]:
-    """`_SUBJECT_CODE.finditer(text)`, tried only where the word starts (`low`: `text.lower()`): the pattern tried
-    case-blind at every character was most of the cost of a reply's redaction (a quoted report of 4 KB: 62 us of
-    the 93), where the word stands in a few places.  Lowering a text that keeps its length keeps every character's
-    place; one that does not (a dotted capital I lowers to two) is searched whole."""
-    if len(low) != len(text):
-        yield from _SUBJECT_CODE.finditer(text)
-        return
-    at, end = low.find("code"), 0
-    while at >= 0:
+_CODE_WORD = re.compile("code", re.IGNORECASE)
+
+
+def _words_code(text: str) -> Iterator[int]:
+    """Where the word "code" starts in `text`, in any case: found in `text.lower()` where the text is ASCII, else by a
+    case-blind search of the text itself.  `str.lower` of a text that is not ASCII holds 3 characters of 4 bytes for
+    each of it while it lowers it (one may lower to three): 14 bytes a character, the peak of a poll's reading of a long
+    8-bit or encoded Subject (8.4 MB for a text of 598,000 characters; costs26)."""
+    if text.isascii():
+        low = text.lower()
+        at = low.find("code")
+        while at >= 0:
+            yield at
+            at = low.find("code", at + 1)
+    else:
+        yield from (m.start() for m in _CODE_WORD.finditer(text))
+
+
+def _running(text: str, starts: Iterator[int] | None = None) -> Iterable[re.Match[str]]:
+    """`_SUBJECT_CODE.finditer(text)`, tried only where the word starts (`starts`, else `_words_code(text)`): the
+    pattern tried case-blind at every character was most of the cost of a reply's redaction (a quoted report of 4 KB:
+    62 us of the 93), where the word stands in a few places."""
+    end = 0
+    for at in _words_code(text) if starts is None else starts:
         m = _SUBJECT_CODE.match(text, at) if at >= end else None  # matches never overlap, as finditer's
         if m is not None:
             end = m.end()
             yield m
-        at = low.find("code", at + 1)
 
 
 def _header_text(value: object) -> str:
@@ -198,7 +213,16 @@ def _redact_headers(part: Message, pat: re.Pattern[str]) -> None:
         text = _header_text(value)
         if pat.search(text) or pat.search(str(value)):
             new = pat.sub(REPLACEMENT, text)
-            items[i] = (name, new if new.isascii() else Header(new, "utf-8", header_name=name).encode())
+            items[i] = (name, new if new.isascii() else _eight_bit(name, new))
+
+
+def _eight_bit(name: str, new: str) -> str:
+    """A redacted header that is not ASCII, as the generator writes it: in encoded words (`Header`), or, longer than
+    `LONG_HEADER`, as UTF-8 itself (RFC 6532; the generator writes a value of escaped bytes as they are): `Header`
+    held some 30 bytes a byte of a long 8-bit Subject that stated a code (costs26)."""
+    if len(new) > LONG_HEADER:
+        return new.encode("utf-8", "surrogatepass").decode("ascii", "surrogateescape")
+    return Header(new, "utf-8", header_name=name).encode()
 
 
 def _redact_leaf(part: Message, pat: re.Pattern[str]) -> None:
@@ -215,8 +239,37 @@ def _redact_leaf(part: Message, pat: re.Pattern[str]) -> None:
     part.set_payload(text, "utf-8")
 
 
+#: characters of a header's value past which `_Compat32` folds it at its blanks itself (RFC 5322's line: no client
+#: writes a longer header on one line, and one that long was folded before it came)
+LONG_HEADER = 998
+
+
+def folded_at_blanks(name: str, value: str, linesep: str = "\n", width: int = 78) -> bytes:
+    """`name: value` folded as `policy.compat32` folds an ASCII value, each of its lines (`str.splitlines`, as
+    `email.header.Header` splits it) at the last blank that keeps it within `width` characters (at the first blank
+    past it, where a word is longer), the blank beginning the next line: unfolded, the value as it was.  One pass
+    that holds the lines and their join (about 3 bytes a character): `Header` held some 9.4 bytes a character of a
+    long Subject at its peak, 19 MB for one of 2.1 MB (`held`; costs26)."""
+    out: list[str] = []
+    least = len(name) + 2  # (the first line's first blank is the one after the name's colon: never a fold)
+    for line in f"{name}: {value}".splitlines():
+        start = 0
+        while len(line) - start > width:
+            cut = line.rfind(" ", start + least, start + width + 1)
+            if cut < 0:
+                cut = line.find(" ", max(start + width + 1, start + least))
+                if cut < 0:
+                    break
+            out.append(line[start:cut])
+            start, least = cut, 1
+        out.append(line[start:])
+        least = 1
+    return (linesep.join(out) + linesep).encode("ascii", "surrogateescape")
+
+
 class _Compat32(policy.Compat32):
-    """`policy.compat32`, with a header that fits one line as it stands written as it is (perf30).
+    """`policy.compat32`, with a header that fits one line as it stands written as it is (perf30), and a long ASCII
+    one folded at its blanks in one pass (`folded_at_blanks`, costs26).
 
     The generator folds every header of a redacted mail again through `email.header.Header` (some 10 us each, a
     third of a code mail's redaction); for a value of printable ASCII (no tab, no line break) with no blank at either
@@ -224,6 +277,8 @@ class _Compat32(policy.Compat32):
     generated headers).  Every other header is folded by compat32 as before."""
 
     def fold_binary(self, name: str, value: str) -> bytes:
+        if isinstance(value, str) and len(value) > LONG_HEADER and value.isascii():
+            return folded_at_blanks(name, value, self.linesep, self.max_line_length or LONG_HEADER)
         if (
             isinstance(value, str)
             and self.max_line_length is not None
@@ -327,11 +382,22 @@ def find_and_redact(
     return found, _redacted(raw, msg, pat)
 
 
+def _let_go(msg: Message) -> None:
+    """`msg`'s headers and payloads dropped, once written out: the parse is the redaction's to rewrite (`parsed`,
+    `message.ParsedOnce`), and its callers still hold it while the copy is parsed again to be checked; the tree and
+    the copy's parse were two parses of the mail held at once (costs26)."""
+    for part in list(msg.walk()):
+        part._headers = []  # type: ignore[attr-defined]
+        part._payload = None  # type: ignore[attr-defined]
+        part.preamble = part.epilogue = None
+
+
 def _redacted(raw: bytes, msg: Message | None, pat: re.Pattern[str]) -> bytes:
     try:
         if msg is None:
             raise ValueError("unparseable")
         out = _serialise(msg, pat)
+        _let_go(msg)
         if not _holds_code(out, pat):
             return out
     except Exception:  # a structure the generator cannot write back: fall back below
