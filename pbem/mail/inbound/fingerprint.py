@@ -36,8 +36,10 @@ such mail nearly always carries a Message-ID, which is then what counts.
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 TRACE = frozenset(
     {
@@ -99,12 +101,31 @@ def content_hash(raw: bytes) -> str:
             fields.append([line])
     h = hashlib.sha256()
     for lines in fields:
-        name, _, value = b" ".join(lines).partition(b":")
+        if b":" not in lines[0]:  # (its name runs on to a continuation line: joined, as it reads)
+            lines = [b" ".join(lines)]
+        name, _, value = lines[0].partition(b":")
         if is_trace(name.decode("latin-1")):
             continue
-        h.update(name.strip().lower() + b":" + b" ".join(value.split()) + b"\n")
+        h.update(name.strip().lower() + b":")
+        _words_hashed(h, [value, *lines[1:]])
+        h.update(b"\n")
     h.update(b"\n" + body.rstrip())
     return h.hexdigest()
+
+
+_WORD = re.compile(rb"\S+")
+
+
+def _words_hashed(h: Any, pieces: list[bytes]) -> None:
+    """`h.update(b" ".join(b" ".join(pieces).split()))`, a word at a time: the words' list and their join held some 17
+    bytes a byte of a long header of a mail with no Message-ID (costs26)."""
+    first = True
+    for piece in pieces:
+        for m in _WORD.finditer(piece):
+            if not first:
+                h.update(b" ")
+            h.update(m.group())
+            first = False
 
 
 def missing_message_id(raw: bytes) -> str:
