@@ -187,9 +187,9 @@ def signed(body: str, player: str = "Alice") -> str:
     return f"CODE {CODES[player]}\n{body}"
 
 
-def polled(cfg_path: Path, *raws: bytes, told: str = "") -> Run:
+def polled(cfg_path: Path, *raws: bytes, told: str | tuple[str, ...] = "") -> Run:
     """The run: `pbem poll` of `raws` delivered to the inbox; with `told` (the input is past its cap), the mail must be
-    set aside (filed as rejected) and the newest mail queued say `told` to its sender."""
+    set aside (filed as rejected) and the newest mail queued say `told` (or one of them) to its sender."""
     box = maildir(cfg_path)
     for raw in raws:
         box.add(raw)
@@ -210,7 +210,9 @@ def polled(cfg_path: Path, *raws: bytes, told: str = "") -> Run:
             row = con.execute("SELECT raw FROM outbox_mail ORDER BY id DESC LIMIT 1").fetchone()
         body = BytesParser(policy=policy.default).parsebytes(row[0]).get_body(("plain",))
         text = body.get_content() if body is not None else ""
-        assert told in text, f"the sender was not told {told!r}: {text[:300]!r}"
+        assert any(t in text for t in ((told,) if isinstance(told, str) else told)), (
+            f"the sender was not told {told!r}: {text[:300]!r}"
+        )
 
     return checked
 
@@ -267,7 +269,9 @@ def inbox_attachments(folder: Path, k: int) -> Run:
         msg.add_attachment(
             f"attachment {i}".encode(), maintype="application", subtype="octet-stream", filename=f"a{i}.bin"
         )
-    return polled(cfg, msg.as_bytes(), told="has more than 1000 parts" if k * 80 > 1000 else "")
+    # (past the player's 4 MiB, from x256, the mail's size is what its sender is told first)
+    told = ("has more than 1000 parts", "pbem accepts at most") if k * 80 > 1000 else ""
+    return polled(cfg, msg.as_bytes(), told=told)
 
 
 def order_lines(folder: Path, k: int) -> Run:
@@ -289,9 +293,20 @@ def from_length(folder: Path, k: int) -> Run:
 
 
 def subject_length(folder: Path, k: int) -> Run:
+    """A Subject of 200k words, folded at 78 characters as mail clients fold it, written as bytes here: built by
+    `EmailMessage` (the other cases' `mail`), its folding cost the sweep 2.7 s at x256 and 35.7 s at x1024 (the build
+    is outside the measured window, `measure`, but it was most of the pair's time; costs26)."""
     cfg = home(folder)
-    subject = f"[pbem {GAME}] " + " ".join(f"word{i}" for i in range(k * 200))
-    return polled(cfg, mail(body=signed("STATUS"), subject=subject).as_bytes())
+    words = [f"[pbem {GAME}]", *(f"word{i}" for i in range(k * 200))]
+    lines, line = [], "Subject:"
+    for w in words:
+        if len(line) + 1 + len(w) > 78:
+            lines.append(line)
+            line = ""
+        line += " " + w
+    head = bytes(mail(body=signed("STATUS"))).split(b"\n\n", 1)
+    raw = b"\n".join(x for x in head[0].split(b"\n") if not x.startswith(b"Subject:"))
+    return polled(cfg, raw + ("\n" + "\n".join([*lines, line]) + "\n\n").encode() + head[1])
 
 
 #: messages a run reads from the Maildir inbox in `maildir_backlog` (the README's 10,000, made small)
