@@ -10,7 +10,8 @@ that met a fault did can be checked against what the server holds after a run wi
   size lies (more announced than sent; fewer announced than sent), the connection reset mid-answer, `* BYE` in the
   middle of the answer, a FETCH answering other UIDs than asked, or without any UID, a tagged NO; and the folder's
   UIDVALIDITY changing (its UIDs renumbered) between the run that met the fault and the next.  Over TLS: a
-  handshake that stalls (implicit TLS, and after STARTTLS).
+  handshake that stalls (implicit TLS, and after STARTTLS), and (costs26, `_tls_close`, IMAP and SMTP) a whole
+  session whose server, once it has said goodbye, neither closes nor sends TLS's close_notify.
 * SMTP: at each step (`SMTP_STEPS`: the greeting, EHLO, AUTH, MAIL, RCPT, DATA, the final ".", and the QUIT that
   ends the run) one of `SMTP_HOWS`: a 4xx, a 5xx, 421 and the connection closed, an answer dripped, none, an
   endless line, endless continuation lines, the connection reset.
@@ -29,6 +30,7 @@ failures and their count.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import socket
 import sys
@@ -91,11 +93,14 @@ def imap_cases() -> list[str]:
             if step == "greeting" and how in ("no", "literal-short", "literal-long", "endless-literal"):
                 continue
             out.append(f"imap {step} {how}")
-    return [*out, "imap tls handshake-stall", "imap starttls handshake-stall"]
+    return [*out, "imap tls handshake-stall", "imap starttls handshake-stall", "imap tls-close hold"]
 
 
 def smtp_cases() -> list[str]:
-    return [f"smtp {step} {how}" for step in SMTP_STEPS for how in SMTP_HOWS] + ["smtp tls handshake-stall"]
+    return [f"smtp {step} {how}" for step in SMTP_STEPS for how in SMTP_HOWS] + [
+        "smtp tls handshake-stall",
+        "smtp tls-close hold",
+    ]
 
 
 def cases() -> list[str]:
@@ -127,10 +132,22 @@ class Server:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             threading.Thread(target=self._run, args=(conn,), daemon=True).start()
 
+    #: (costs26) a server-side TLS context: each connection is TLS from its first byte; `hold`: when the session ends
+    #: (after LOGOUT's or QUIT's answer) the server neither closes the connection nor sends TLS's close_notify
+    tls: Any = None
+    hold = False
+
     def _run(self, conn: socket.socket) -> None:
         try:
             with conn:
+                if self.tls is not None:
+                    conn.settimeout(5.0)
+                    conn = self.tls.wrap_socket(conn, server_side=True)
+                    conn.settimeout(None)
                 self.handle(conn)
+                if self.hold:
+                    self.met()
+                    self.stop.wait()  # (open, silent, until the case ends)
         except OSError:
             pass
 
@@ -623,7 +640,9 @@ def _timed(run: Callable[[Ran], None]) -> Ran:
     return got
 
 
-def _read_imap(port: int, ledger: Ledger, *, ssl: bool = False, starttls: bool = False) -> Callable[[Ran], None]:
+def _read_imap(
+    port: int, ledger: Ledger, *, ssl: bool = False, starttls: bool = False, cafile: str | None = None
+) -> Callable[[Ran], None]:
     def run(got: Ran) -> None:
         from pbem.mail.transports import tls
         from pbem.mail.transports.imap import ImapInbox
@@ -637,7 +656,7 @@ def _read_imap(port: int, ledger: Ledger, *, ssl: bool = False, starttls: bool =
             password="hostile-pw-25",
             batch=2,
             timeout=TIMEOUT,
-            ssl_context=tls.context() if ssl or starttls else None,
+            ssl_context=tls.context(cafile) if ssl or starttls else None,
             window=3,
             connect=False,
         )
@@ -670,9 +689,11 @@ def check_imap(case: str) -> str:
     """What went wrong in an IMAP case ("" when nothing did)."""
     _, step, how = case.split(" ")
     originals = mails()
-    server = Imap(originals, None if step in ("tls", "starttls") else (step, how))
+    server = Imap(originals, None if step in ("tls", "starttls", "tls-close") else (step, how))
     ledger = Ledger()
     try:
+        if step == "tls-close":
+            return _tls_close(server, originals, ledger)
         if step in ("tls", "starttls"):
             server.fault = ("greeting", "handshake-stall") if step == "tls" else ("STARTTLS", "handshake-stall")
             if step == "starttls":  # the server offers STARTTLS, says OK, then never answers the handshake
@@ -763,7 +784,7 @@ MAIL = (
 )
 
 
-def _send(port: int, *, ssl: bool = False) -> Callable[[Ran], None]:
+def _send(port: int, *, ssl: bool = False, cafile: str | None = None) -> Callable[[Ran], None]:
     def run(got: Ran) -> None:
         from pbem.mail.transports import tls
         from pbem.mail.transports.smtp import SmtpSender
@@ -775,7 +796,7 @@ def _send(port: int, *, ssl: bool = False) -> Callable[[Ran], None]:
             username="moderator@pbem.test",
             password="hostile-pw-25",
             timeout=TIMEOUT,
-            ssl_context=tls.context() if ssl else None,
+            ssl_context=tls.context(cafile) if ssl else None,
         )
         try:
             sender.send(MAIL, "moderator@pbem.test", ["bob@players.test"])
@@ -791,8 +812,10 @@ def check_smtp(case: str) -> str:
     from pbem.mail.transports.seam import PermanentSendError, TransientSendError
 
     _, step, how = case.split(" ")
-    server = Smtp(("greeting", how) if step == "tls" else (step, how))
+    server = Smtp(None if step == "tls-close" else ("greeting", how) if step == "tls" else (step, how))
     try:
+        if step == "tls-close":
+            return _tls_close(server, [], Ledger())
         ran = _timed(_send(server.port, ssl=step == "tls"))
         problems = []
         if not server.faulted.is_set():
@@ -819,6 +842,58 @@ def check_smtp(case: str) -> str:
         return "; ".join(problems)
     finally:
         server.close()
+
+
+@functools.cache
+def _tls_pair() -> tuple[str, str]:
+    """A certificate for 127.0.0.1 and its key, made once (openssl): (certificate, key) file names."""
+    import atexit
+    import shutil
+    import subprocess
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="hostile26-tls-")
+    atexit.register(shutil.rmtree, folder, True)
+    cert, key = f"{folder}/cert.pem", f"{folder}/key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2"),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
+
+
+def _tls_close(server: Server, originals: list[bytes], ledger: Ledger) -> str:
+    """(costs26) A whole session over implicit TLS whose server, once it has answered LOGOUT or QUIT, neither closes
+    the connection nor sends TLS's close_notify: the run must not wait for either (a wait on the peer's close is
+    bounded by nothing but the watchdog).  It ends well before the deadline, in no error, with every mail read (IMAP)
+    or the mail accepted once (SMTP)."""
+    import ssl
+
+    cert, key = _tls_pair()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.tls, server.hold = context, True
+    imap = isinstance(server, Imap)
+    ran = _timed(
+        _read_imap(server.port, ledger, ssl=True, cafile=cert) if imap else _send(server.port, ssl=True, cafile=cert)
+    )
+    problems = []
+    if not server.faulted.is_set():
+        problems.append(f"the session's end was never reached ({ran.error!r})")
+    if ran.error is not None:
+        problems.append(f"ended in {type(ran.error).__name__}: {str(ran.error)[:200]}")
+    if ran.seconds > TIMEOUT:
+        problems.append(f"waited {ran.seconds:.1f} s for a server that had said goodbye (its timeout {TIMEOUT} s)")
+    if imap and len(ran.read) != len(originals):
+        problems.append(f"read {len(ran.read)} of {len(originals)} mails")
+    if not imap and len(server.accepted) != 1:  # type: ignore[attr-defined]
+        problems.append(f"accepted {len(server.accepted)} times (want 1)")  # type: ignore[attr-defined]
+    return "; ".join(problems)
 
 
 def check(case: str) -> str:

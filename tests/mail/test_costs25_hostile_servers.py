@@ -3,7 +3,7 @@
 The generator is `tests.mail.hostile25` (with `hostile25_pg_dns`; their docstrings list the steps, the behaviours
 and what each case checks: the run ends by its deadline in one line naming the server, its memory bounded; then,
 with the fault gone, every mail read and filed once, none filed in another's place, and the mail sent accepted once
-or refused for good).  `PBEM_COSTS25_FULL=1` (or `PBEM_FULL_SIZE=1`) runs all 205 cases (about 4 minutes: the
+or refused for good).  `PBEM_COSTS25_FULL=1` (or `PBEM_FULL_SIZE=1`) runs all 207 cases (205 and costs26's two TLS closes) (about 4 minutes: the
 dripped and silent answers wait for their deadline); the suite runs `SAMPLE`, cases that end at once.
 
 On 8aa88d6c 2 of the 205 cases failed, both a FETCH of the mails' bodies answered under other UIDs than asked: each
@@ -41,6 +41,11 @@ SAMPLE = (
     "smtp RCPT 5xx",
     "smtp DOT reset",
     "smtp QUIT 4xx",
+    # (costs26) a session over TLS whose server, once it has said goodbye, neither closes nor sends close_notify: 0 of 2
+    # fail on 4da2cbd6 and on costs26 (pbem's close waits for neither); a close that waited for the peer's close_notify
+    # (`SSLSocket.unwrap`) fails both, ended by the watchdog at 2.0 s
+    "imap tls-close hold",
+    "smtp tls-close hold",
 )
 
 
