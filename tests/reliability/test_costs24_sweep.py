@@ -126,6 +126,11 @@ WAITS: dict[str, tuple[frozenset[str], str, str]] = {
         "tests/mail/test_costs25_hostile_servers.py",
         "test_a_hostile_server_ends_the_run_by_its_deadline_and_loses_nothing",
     ),
+    "a TLS session whose IMAP or SMTP server, after its goodbye, never closes nor sends close_notify (costs26)": (
+        frozenset({"poll", "check"}),
+        "tests/mail/test_costs25_hostile_servers.py",
+        "test_a_hostile_server_ends_the_run_by_its_deadline_and_loses_nothing",
+    ),
     "a FIFO among the inbox's messages": (
         frozenset({"poll"}),
         "tests/reliability/test_costs4_maildir.py",
