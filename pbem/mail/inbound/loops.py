@@ -40,8 +40,15 @@ MOST_READ = 24_000
 
 
 def _values(msg: Message, name: str) -> list[str]:
+    """Every `name` header of `msg`, as `msg.get_all(name)` reads it, of its first `MOST_READ` characters (cut before
+    the policy reads it: of a value of 8-bit bytes compat32 makes a `Header` first, some 8 bytes a byte)."""
     try:
-        return [re.sub(r"\s+", " ", str(v)[:MOST_READ]).strip() for v in (msg.get_all(name) or [])]
+        low, out = name.lower(), []
+        for k, v in msg.raw_items():
+            if k.lower() == low:
+                value = msg.policy.header_fetch_parse(k, v[:MOST_READ] if isinstance(v, str) else v)
+                out.append(re.sub(r"\s+", " ", str(value)[:MOST_READ]).strip())
+        return out
     except Exception:  # a header that cannot be read is not a reason to answer
         return ["(unreadable)"]
 
