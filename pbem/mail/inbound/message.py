@@ -673,7 +673,7 @@ def _no_text(msg: Message) -> str:
     return "the message has no text part (only attachments or binary content)"
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # (escaped: a pattern's source is ASCII)
 
 
 def _header(msg: Message, name: str) -> str:
