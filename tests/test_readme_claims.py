@@ -333,7 +333,7 @@ def test_the_backup_paragraphs_figures_and_names_are_the_codes(tmp_path: Path) -
     from pbem.cli import backup as cli_backup
     from pbem.record import backup as record_backup
 
-    part = re.sub(r"\s+", " ", README[README.index("`pbem backup /backups/pbem` saves") :][:6000])
+    part = re.sub(r"\s+", " ", README[README.index("`pbem backup /backups/pbem` saves") :][:9000])
     within = re.search(
         r"`--within` seconds \((\d+) by default, at most (\d+)/10 of `\[limits\] command_deadline`", part
     )

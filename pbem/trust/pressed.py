@@ -27,7 +27,7 @@ _NOT = re.compile(r'^"([^\n]{1,400})" is not a player you can name here')
 _ANY = re.compile(r'^"([^\n]{1,400})" could be any of: ([^\n]{1,2000}); type more of the player')
 _TELL = re.compile(r'^cannot tell which player "([^\n]{1,400})" names')
 _GONE = re.compile(rf"^([^\n]{{1,2000}}?) {re.escape(PRESS_RESIGNED)} \(")
-_SEAT = re.compile(r"([^\n]{1,400}?)'s seat is ([^\n]{1,400}?)'s now: write PRESS TO ([^\n]{1,400})")
+_SEAT = re.compile(r"^([^\n]{1,400}?)'s seat is ([^\n]{1,400}?)'s now: write PRESS TO ([^\n]{1,400})")
 
 
 class Held:

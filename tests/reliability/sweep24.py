@@ -29,6 +29,7 @@ import os
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -502,7 +503,7 @@ def move_games(folder: Path, k: int) -> Run:
     def run() -> None:
         import psycopg
 
-        name = f"pbem_sweep_{os.getpid()}_{k}_{time.monotonic_ns()}"
+        name = f"pbem_sweep_{os.getpid()}_{k}_{uuid.uuid4().hex[:12]}"  # (a clock reading would taint the assert below)
         with psycopg.connect(pg.plain_url(base), autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         try:

@@ -63,6 +63,9 @@ ARGS: dict[str, list[str]] = {
     "moderator code": [],
     "outbox list": [],
     "outbox retry": ["1"],
+    "outbox held": [],
+    "outbox release": ["--all"],
+    "outbox drop": ["--all"],
     "backup": ["{tmp}/backups"],
     "move-record": ["postgresql+psycopg://pbem@127.0.0.1:9/none"],  # (the home's database is read first)
     # no home: under PBEM_COMMAND_DEADLINE.  The longest demo (676 mails, several CPU seconds): Italian Wars' 44
