@@ -246,17 +246,21 @@ def build(moment: Moment, case: Case) -> tuple[bytes, str]:
     return msg.as_bytes(), order
 
 
-def outcome(moment: Moment, case: Case) -> tuple[str, str]:
-    """(`read`, `told`, `untold` or `misapplied`, what was read and told)."""
-    raw, order = build(moment, case)
+def verdict(moment: Moment, raw: bytes, order: str, label: str) -> tuple[str, str]:
+    """(`read`, `told`, `untold` or `misapplied`, what was read and told) of the reply `raw` meaning `order`
+    (players32's generator judges its cases the same way)."""
     eng = registry.get(moment.kind)
     got = judged(eng, moment.state, moment.player, reading(moment, raw))
     want = eng.apply(moment.state, moment.player, [order])
-    said = f"{case.label}: meant {order!r}, applied {got.applied}, refused {got.refused}, told {got.notes}"
+    said = f"{label}: meant {order!r}, applied {got.applied}, refused {got.refused}, told {got.notes}"
     if got.applied:
         return ("read" if got.state == want.state else "misapplied"), said
     told = bool(got.refused) or any(order.upper() in n.upper() for n in got.notes)
     return ("told" if told else "untold"), said
+
+
+def outcome(moment: Moment, case: Case) -> tuple[str, str]:
+    return verdict(moment, *build(moment, case), case.label)
 
 
 SAMPLED = 4

@@ -31,12 +31,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from pbem import engine as registry
-from tests.replies27 import judged, sampled, tallied
+from tests.replies27 import sampled, tallied
 from tests.test_replies3_players import KINDS, Moment, _plain, shared_moments
 from tests.test_replies7_clients import _message
-from tests.test_replies10_players import reading
 from tests.test_replies19_players import WHO
+from tests.test_replies31_realistic import verdict
 
 
 @pytest.fixture(scope="module")
@@ -185,16 +184,7 @@ def build(moment: Moment, case: Case) -> tuple[bytes, str]:
 
 
 def outcome(moment: Moment, case: Case) -> tuple[str, str]:
-    """(`read`, `told`, `untold` or `misapplied`, what was read and told)."""
-    raw, order = build(moment, case)
-    eng = registry.get(moment.kind)
-    got = judged(eng, moment.state, moment.player, reading(moment, raw))
-    want = eng.apply(moment.state, moment.player, [order])
-    said = f"{case.label}: meant {order!r}, applied {got.applied}, refused {got.refused}, told {got.notes}"
-    if got.applied:
-        return ("read" if got.state == want.state else "misapplied"), said
-    told = bool(got.refused) or any(order.upper() in n.upper() for n in got.notes)
-    return ("told" if told else "untold"), said
+    return verdict(moment, *build(moment, case), case.label)
 
 
 SAMPLED = 4
