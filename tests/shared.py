@@ -44,5 +44,24 @@ def once(name: str, make: Callable[[Path], None]) -> Path | None:
         if not done.exists():
             shutil.rmtree(folder, ignore_errors=True)
             make(folder)
+            closed(folder)
             done.touch()
     return folder
+
+
+def closed(folder: Path) -> None:
+    """Close every database `make` left open in `folder` before another worker reads it.
+
+    `pbem.record.db.engine_for` keeps the engines of the last 8 records used, their connections open; the last one
+    to close copies the write-ahead log into the file and deletes `-wal` and `-shm`.  A seeded game's home was
+    closed so only when its worker's engine later fell out of the 8, while another worker copied the folder: the
+    copy met `pbem.db-wal` listed and gone (`shutil.Error`, test_fairness8 on a fresh machine, 2026-12-07).  Each
+    engine is disposed here, and a `-wal` file still there afterwards (a connection held elsewhere) fails `make`'s
+    caller at once rather than whichever test copies the folder next."""
+    import sys
+
+    db = sys.modules.get("pbem.record.db")
+    if db is not None:
+        db.engine_for.cache_clear()  # type: ignore[attr-defined]
+    left = sorted(str(p.relative_to(folder)) for p in folder.rglob("*-wal"))
+    assert not left, f"{folder.name}: a database is still open after it was made (its {left} remain)"

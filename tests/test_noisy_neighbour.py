@@ -50,9 +50,13 @@ def test_cpu_seconds_count_the_threads_the_run_starts() -> None:
         t.join()
         _compute()
 
-    one = min(cpu(_compute) for _ in range(3))
-    both = min(cpu(two) for _ in range(3))
-    assert both >= 1.6 * one, f"one run {one:.4f} s, two (one in a thread it started) {both:.4f} s"
+    # Read in pairs, one then two: on a fresh 2-core machine the least of three of each, read one size after the
+    # other, made 1.51 (0.0163 s, 0.0247 s): the CPU seconds of the same work vary by half with what the other core
+    # runs (two hyperthreads of one core).  The two readings of a pair share that state; a thread not counted makes
+    # every pair about 1.0.
+    pairs = [(cpu(_compute), cpu(two)) for _ in range(5)]
+    best = max(b / a for a, b in pairs)
+    assert best >= 1.6, "one run, two (one in a thread it started): " + ", ".join(f"{a:.4f}/{b:.4f}" for a, b in pairs)
 
 
 def _allocate() -> None:
