@@ -400,7 +400,30 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="day; then the machine is lost: the newest backup restored on another one (months7)",
     )
+    ap.add_argument("--figures", default=None, help="a finished --restore-day run's folder: its restore figures")
     return ap.parse_args(argv)
+
+
+def restore_figures(base: Path) -> dict[str, object]:
+    """After a `--restore-day` run (months8), over the Maildir `sent` folder both homes wrote: the Message-IDs sent
+    twice with the same bytes (a mail sent again), those sent twice with other bytes (an id reused for another
+    mail), and the moderator's mails saying the nightly backup stopped (every night has one here: each is false)."""
+    import collections
+    import re
+
+    sent = mailbox.Maildir(str(base / "home-restored" / "mail" / "sent"), factory=None, create=False)
+    by_id: dict[bytes, list[bytes]] = collections.defaultdict(list)
+    stopped = 0
+    for k in sent.iterkeys():
+        raw = sent.get_bytes(k)
+        if m := re.search(rb"^Message-ID: *(\S+)", raw, re.M | re.I):
+            by_id[m.group(1)].append(raw)
+        if b"nightly one stopped" in raw.replace(b"=\n", b"").replace(b"\n", b" "):
+            stopped += 1
+    twice = sum(1 for raws in by_id.values() if len(raws) > 1 and len(set(raws)) < len(raws))
+    reused = sum(1 for raws in by_id.values() if len(set(raws)) > 1)
+    return {"restore_figures": str(base), "mails": sum(map(len, by_id.values())), "sent_twice": twice,
+            "ids_reused": reused, "nightly_stopped_told": stopped}  # fmt: skip
 
 
 def main() -> None:
@@ -408,8 +431,13 @@ def main() -> None:
     if args.idle_only:
         print(json.dumps(idle_against_fresh(Path(args.idle_only), args.rounds)))
         return
+    if args.figures:
+        print(json.dumps(restore_figures(Path(args.figures))))
+        return
     base = simulate(args, lambda row: print(json.dumps(row), flush=True))
     fresh_process()
+    if (base / "home-restored").is_dir():
+        print(json.dumps(restore_figures(base)), flush=True)
     if not args.pg:
         print(json.dumps(idle_against_fresh(base, args.rounds)))
 

@@ -54,7 +54,7 @@ class Look:
 
     def thread_root(self, thread: str) -> str | None:
         """The Message-ID of a seat's first report (`pbem.mail.outbound.outgoing.thread_root`)."""
-        return stable_message_id(self.domain, "report", "thread", thread, secret=self.secret) if thread else None
+        return stable_message_id(self.domain, "report", "thread", thread, secret=bytes(self.secret)) if thread else None
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: d
     the witness names it, left to go when a covering witness does not, else held; the note to tell (none: nothing
     held)."""
     from pbem.record.db import transaction
+    from pbem.record.home_secrets import new_epoch
     from pbem.record.sent_witness import digest, hold, newest_sent, waiting
     from pbem.record.sentlog import fold
 
@@ -97,6 +98,8 @@ def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: d
         return []
     with transaction(cfg.database_url) as conn:
         queued, anchor = waiting(conn), newest_sent(conn)
+        epoch = new_epoch(conn, now)  # what it makes from now on: under Message-IDs the old home never sent (months8)
+    log.warning("a restored database gone on with: the mail made from now on is marked %s in its Message-IDs", epoch)
     if not queued:
         return []
     covers, named, why = _witness(cfg, before, anchor, now)

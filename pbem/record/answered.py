@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from pbem.mail.inbound.replies import SentMail, looked_up
 from pbem.record.db import fetch
+from pbem.record.home_secrets import epochs_of, variants
 from pbem.record.models import OutboxMail, OutboxMessage
 
 _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
@@ -37,5 +38,15 @@ def sent_mails(s: Session, references: tuple[str, ...]) -> dict[str, SentMail]:
     ids = looked_up(references)
     if not ids:
         return {}
-    rows = fetch(s.connection(), _q_sent(len(ids)), {f"m{i}": m for i, m in enumerate(ids)})
-    return {r[0]: SentMail(r[0], r[1], r[2], r[3], r[4], bytes(r[5] or b"")) for r in rows}
+    epochs = epochs_of(s)  # a restored home (months8): each id under its other forms too
+    forms = {m: variants(m, epochs) for m in ids}
+    asked = list(dict.fromkeys(f for fs in forms.values() for f in fs))
+    rows = fetch(s.connection(), _q_sent(len(asked)), {f"m{i}": m for i, m in enumerate(asked)})
+    found = {r[0]: SentMail(r[0], r[1], r[2], r[3], r[4], bytes(r[5] or b"")) for r in rows}
+    if not epochs:
+        return found
+    out = dict(found)  # a reply to the old home's mail: the form this record holds (the same key, the same seat)
+    for m, fs in forms.items():
+        if m not in out and (hit := next((found[f] for f in fs if f in found), None)) is not None:
+            out[m] = hit
+    return out

@@ -211,11 +211,21 @@ def mailed_since(s: Session, game_id: int, purpose: str, player: str, since: dat
 
 
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
-    """Which of these Message-IDs are already in the outbox (a reminder is queued once)."""
+    """Which of these Message-IDs are already in the outbox (a reminder is queued once); in a restored home, under
+    any of its forms (made before the restore, or under an earlier one: `pbem.record.home_secrets.variants`)."""
+    from pbem.record.home_secrets import epochs_of, variants
+
     ids = list(message_ids)
     if not ids:
         return set()
-    return set(s.connection().execute(Q_QUEUED_IDS, {"ids": ids}).scalars())
+    epochs = epochs_of(s)
+    if not epochs:
+        return set(s.connection().execute(Q_QUEUED_IDS, {"ids": ids}).scalars())
+    forms = {m: variants(m, epochs) for m in ids}
+    found = set(
+        s.connection().execute(Q_QUEUED_IDS, {"ids": sorted({f for fs in forms.values() for f in fs})}).scalars()
+    )
+    return {m for m, fs in forms.items() if found.intersection(fs)}
 
 
 @dataclass(frozen=True)

@@ -37,13 +37,16 @@ def stable_message_id(domain: str, *key: object, secret: bytes) -> str:
     """The Message-ID of the outgoing mail named by `key`: an HMAC under the home's secret (issue 12).
 
     The same key gives the same ID (a mail re-sent after a crash keeps it), but without the secret nobody
-    can recompute one from counters (game, player, report number) to learn how far others have got.
+    can recompute one from counters (game, player, report number) to learn how far others have got.  A secret
+    that carries a restore epoch (`pbem.record.home_secrets.IdKey`, months8) appends it: a restored home's mail
+    never takes the Message-ID of one the old home sent after the backup under the same key.
     """
     if len(secret) < 16:
         raise ValueError("the Message-ID secret must be at least 16 bytes")
     message = "\x1f".join(str(k) for k in key).encode("utf-8", "surrogateescape")
     digest = hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
-    return f"<pbem.{digest}@{domain}>"
+    epoch = getattr(secret, "epoch", "")
+    return f"<pbem.{digest}.{epoch}@{domain}>" if epoch else f"<pbem.{digest}@{domain}>"
 
 
 #: Reply and forward prefixes of many languages, any number of them, with counters ("Re[2]:") and the space

@@ -112,8 +112,10 @@ def message_id(head: Letterhead, mail: Mail, secret: bytes) -> str:
 
 def thread_root(head: Letterhead, thread: str, secret: bytes) -> str | None:
     """The Message-ID of the first report to a seat's player (`Seat.thread`), which their later mail references
-    so that mail clients thread a game; None for seats made before threads existed."""
-    return stable_message_id(head.domain, "report", "thread", thread, secret=secret) if thread else None
+    so that mail clients thread a game; None for seats made before threads existed.  Named without a restore
+    epoch (`bytes(secret)`): a seat's first report made before a restore keeps its id; one made after it carries the
+    epoch, and a reply naming either form is looked up by both (`pbem.record.home_secrets.variants`)."""
+    return stable_message_id(head.domain, "report", "thread", thread, secret=bytes(secret)) if thread else None
 
 
 def outbox_row(
