@@ -80,6 +80,7 @@ class Facts:
     extended: tuple[Stretch, ...] = ()
     free_pages: int = 0  # bytes of the SQLite file's free pages (its freelist)
     held: int = 0  # mails a restored home held: not proved unsent (`pbem.app.sent_witness`, months7)
+    restored: datetime | None = None  # when the database was last restored and gone on with (months8)
     limits: Upkeep = field(default_factory=Upkeep)  # [upkeep] of pbem.toml
 
 
@@ -116,6 +117,13 @@ def _backups(f: Facts) -> list[Condition]:
         return out
     off = OFF.format("backup_late", '"0h"')
     backup = f"pbem backup --keep 30 {where} (cron/crontab runs it every night); {off}"
+    if f.restored is not None and (f.backup_at is None or f.backup_at < f.restored):
+        # the backup it names is the one before the backup it came from (a backup's copy is made before its mark
+        # is kept), maybe on the lost machine: the nightly ones are judged from the restore on (months8)
+        if f.now - f.restored >= late:
+            text = f"no backup was made since this home was restored, {_ago(f.now, f.restored)} ago: the nightly one stopped"
+            out.append(Condition("backup_late", "backup_late", text, backup))
+        return out
     if f.backup_at is None:
         if f.home_since is not None and f.now - f.home_since >= late:
             text = (

@@ -79,6 +79,7 @@ def backup_made(url: str) -> tuple[datetime | None, str]:
 
 def facts(home: Home, now: datetime) -> upkeep.Facts:
     from pbem.record import private
+    from pbem.record.home_secrets import restored_at
     from pbem.record.sent_witness import held_count
     from pbem.record.upkeep import extended, free_left, free_pages, prunable
 
@@ -107,6 +108,7 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         ended = prunable(s, now - lim.prune_after)
         unused = free_pages(s) if db is not None else 0
         held = held_count(s.connection())
+        restored = restored_at(s.connection())
     unused = free_left(cfg.database_url, unused) if db is not None else 0  # an upgrade's or a prune's, still free
     return upkeep.Facts(
         now=now,
@@ -123,6 +125,7 @@ def facts(home: Home, now: datetime) -> upkeep.Facts:
         extended=stretched,
         free_pages=unused,
         held=held,
+        restored=restored,
         limits=lim,
     )
 
