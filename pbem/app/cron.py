@@ -107,7 +107,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
         inbox, sender = open_transport(cfg)
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
-            filed.notes += [] if dry_run or filed.sent_moved else sent_witness.first_run(cfg, inbox, seen, started)
+            filed.notes += [] if dry_run else sent_witness.before_sending(cfg, inbox, seen, started, filed.sent_moved)
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             if not dry_run:  # mail that could not be sent for long, sent now: claimed in the games (fairness22)
                 from pbem.app.unsent import after_sending

@@ -70,6 +70,43 @@ def flush(cfg: Config, inbox: object, now: datetime) -> None:
         f.unlink(missing_ok=True)
 
 
+def before_sending(cfg: Config, inbox: object, seen: datetime | None, now: datetime, moved: str) -> list[str]:
+    """At a run's start over IMAP, before anything is sent: a record's first run looked at (`first_run`, unless
+    `moved` said the folder moved already), then the mails waiting from earlier runs named as about to be sent
+    (`sending`); the notes to tell."""
+    notes = [] if moved else first_run(cfg, inbox, seen, now)
+    sending(cfg, inbox, now)
+    return notes
+
+
+def sending(cfg: Config, inbox: object, now: datetime) -> None:
+    """The digests of the mails waiting from earlier runs appended to the witness folder as about to be sent
+    (`SENDING`, months8): a machine lost after the SMTP server took them and before the run's end (`flush`) leaves
+    them named, and a home restored from a backup that held them waiting holds them rather than send them again.
+    One APPEND, only when mail waits at a run's start (a run sends what it queues itself: that is named at its
+    end).  A server that refuses: logged, and the run goes on (as before months8)."""
+    append = getattr(inbox, "witness", None)
+    if append is None or cfg.transport != "imap":
+        return
+    from pbem.mail.transports.seam import TransportError
+    from pbem.record.db import reading
+    from pbem.record.sent_witness import SENDING, body, digest, waiting
+
+    with reading(cfg.database_url) as conn:
+        digests = [digest(m) for _, m in waiting(conn)]
+    if not digests:
+        return
+    known = marks.recall(cfg.database_url, WITNESS)
+    try:
+        for start in range(0, len(digests), PER_MESSAGE):
+            validity = append(body(digests[start : start + PER_MESSAGE], SENDING), now)
+    except TransportError as exc:
+        log.warning("the mail server's witness of the mails about to be sent was not written: %s", exc)
+        return
+    if validity != known:  # the next run's start must not take this append for another home's (`witness.check`)
+        marks.remember(cfg.database_url, WITNESS, validity)
+
+
 def first_run(cfg: Config, inbox: object, seen: datetime | None, now: datetime) -> list[str]:
     """Before a record's first run over IMAP sends anything (`pbem.app.witness.check` reads nothing for a record
     that never ran): a witness folder that holds messages this record never wrote means a backup made before the
@@ -96,19 +133,24 @@ def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: d
 
     if not moved and not _restored(cfg, before, notes):
         return []
+    if moved == "missing":  # told once: the next run's end makes the folder anew, and keeps its mark
+        marks.remember(cfg.database_url, WITNESS, "")
     with transaction(cfg.database_url) as conn:
         queued, anchor = waiting(conn), newest_sent(conn)
         epoch = new_epoch(conn, now)  # what it makes from now on: under Message-IDs the old home never sent (months8)
     log.warning("a restored database gone on with: the mail made from now on is marked %s in its Message-IDs", epoch)
     if not queued:
         return []
-    covers, named, why = _witness(cfg, before, anchor, now)
+    covers, named, why, maybe = _witness(cfg, before, anchor, now)
     covers = covers or (moved == "unmarked" and not _restored(cfg, before, notes))  # no evidence: nothing held
     sent = [i for i, m in queued if digest(m) in named]
     rest = [i for i, m in queued if digest(m) not in named]
+    if covers:  # proved unsent, but for what a run of the old home began to send and never said it sent (months8)
+        rest = [i for i, m in queued if digest(m) in maybe - named]
+        why = f"{why} names them as being sent by a run of the old home that never said it sent them"
     with transaction(cfg.database_url) as conn:
         marked = fold(conn, sent, now) if sent else 0
-        kept = 0 if covers else hold(conn, rest)
+        kept = hold(conn, rest) if rest else 0
     if marked:
         log.warning(
             "%d mail(s) waiting in the restored database were sent before (named by %s): marked sent", marked, why
@@ -138,8 +180,9 @@ def _restored(cfg: Config, before: datetime | None, notes: list[str]) -> bool:
 
 def _witness(
     cfg: Config, before: datetime | None, anchor: tuple[str, datetime] | None, now: datetime
-) -> tuple[bool, set[str], str]:
-    """Whether the witness covers the database, the digests it names, and what it is (for the lines)."""
+) -> tuple[bool, set[str], str, set[str]]:
+    """Whether the witness covers the database, the digests it names as sent, what it is (for the lines), and the
+    digests it names as about to be sent (`SENDING`)."""
     from pbem.record.sent_witness import digest
 
     if cfg.transport == "maildir":
@@ -149,19 +192,24 @@ def _witness(
         since = (at if at.tzinfo else at.replace(tzinfo=UTC)) - MARGIN
         ids = sent_ids_since(cfg.maildir_path / "sent", since, MOST * 5)
         if ids is None:
-            return False, set(), f"the Maildir's sent folder holds more than {MOST * 5} mails since then"
+            return False, set(), f"the Maildir's sent folder holds more than {MOST * 5} mails since then", set()
         named = {digest(m) for m in ids}
         covers = digest(anchor[0]) in named if anchor else bool(ids)
-        return covers, named, "the Maildir's sent folder" + ("" if covers else ", which does not reach back to it")
+        return (
+            covers,
+            named,
+            "the Maildir's sent folder" + ("" if covers else ", which does not reach back to it"),
+            set(),
+        )
     if cfg.transport != "imap":
-        return False, set(), "no witness of the mails sent on this transport"
+        return False, set(), "no witness of the mails sent on this transport", set()
     return _imap(cfg, before or now - KEEP, now)
 
 
-def _imap(cfg: Config, before: datetime, now: datetime) -> tuple[bool, set[str], str]:
+def _imap(cfg: Config, before: datetime, now: datetime) -> tuple[bool, set[str], str, set[str]]:
     from pbem.mail.transports.connect import inbox
     from pbem.mail.transports.credentials import login_for
-    from pbem.record.sent_witness import read_body
+    from pbem.record.sent_witness import SENDING, read_body
 
     known = marks.recall(cfg.database_url, WITNESS)
     box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
@@ -174,15 +222,18 @@ def _imap(cfg: Config, before: datetime, now: datetime) -> tuple[bool, set[str],
         marks.remember(cfg.database_url, WITNESS, mark)
     where = f"the mail server's {box.witness_folder()} folder"
     if got is None or got[1] is None:
-        return False, set(), f"{where} is missing" if got is None else f"{where} holds more than {MOST} messages since"
+        missing = f"{where} is missing" if got is None else f"{where} holds more than {MOST} messages since"
+        return False, set(), missing, set()
     validity, texts = got
     named: set[str] = set()
+    maybe: set[str] = set()
     for text in texts or []:
         named |= read_body(text)
+        maybe |= read_body(text, SENDING)
     if known is None:
-        return False, named, f"{where}, which this database never wrote to"
+        return False, named, f"{where}, which this database never wrote to", maybe
     if known.split(":")[0] != validity:
-        return False, named, f"{where}, made anew since this database was saved"
+        return False, named, f"{where}, made anew since this database was saved", maybe
     if before < now - KEEP + MARGIN:
-        return False, named, f"{where}, which keeps {KEEP.days} days"
-    return True, named, where
+        return False, named, f"{where}, which keeps {KEEP.days} days", maybe
+    return True, named, where, maybe

@@ -50,7 +50,8 @@ class Found:
     inbox_mark: str | None = None
     late: dict[str, int] = field(default_factory=dict)  # the mails of each folder the refusal counts
     # the server's witness of mails sent (`pbem.app.sent_witness`) holds what runs this record does not know of sent:
-    # "moved" past the mark this record kept, "unmarked" (this record kept none: a backup made before its first run)
+    # "moved" past the mark this record kept, "unmarked" (this record kept none: a backup made before its first run),
+    # "missing" (the folder this record wrote to is gone: `_moved`)
     sent_moved: str = ""
 
 
@@ -113,7 +114,7 @@ def check(cfg: Config, seen: datetime | None, at: datetime | None = None) -> Fou
             if role in now and now[role][0] == validity and now[role][1] > uidnext
         }
         mark, kept = box.witness_mark(), marks.recall(cfg.database_url, SENT_WITNESS)  # (its own appends: months7)
-        found.sent_moved = _unmarked(mark) if unmarked else "moved" if kept and mark not in (None, kept) else ""
+        found.sent_moved = _unmarked(mark) if unmarked else _moved(kept, mark)
         if at is not None:  # once a day, the witness of mails sent kept to its last days (months7)
             prune(cfg, box, at)
     finally:
@@ -140,6 +141,14 @@ def prune(cfg: Config, box: object, now: datetime) -> None:
     if gone:
         log.info("deleted %d message(s) older than %d days from the witness folder", gone, KEEP.days)
     marks.remember(cfg.database_url, PRUNED, day)
+
+
+def _moved(kept: str | None, mark: str | None) -> str:
+    """ "moved" when the witness folder of mails sent moved past the mark this record kept, "missing" when the folder
+    this record wrote to is gone (deleted by hand: what it named is lost, months8)."""
+    if not kept:
+        return ""
+    return "missing" if mark is None else "moved" if mark != kept else ""
 
 
 def _unmarked(mark: str | None) -> str:

@@ -31,22 +31,26 @@ MOST_BYTES = 4 << 20  # the file's bound: past it, no digest is added (the log s
 HELD = "held"  # an outbox status: waiting when a database was restored, not proved unsent; `pbem outbox release`
 CHUNK = 500
 HEADER = b"pbem sent-ids 1\n"  # the first line of a witness message's body
+#: The first line of a message naming the mails a run is about to send (months8): written before the SMTP server is
+#: given any, so a machine lost before the run's end leaves them named as maybe sent (a restore holds them)
+SENDING = b"pbem sending-ids 1\n"
 
 
 def digest(message_id: str) -> str:
     return hashlib.sha256(message_id.strip().encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def body(digests: Iterable[str]) -> bytes:
-    return HEADER + "".join(f"{d}\n" for d in digests).encode("ascii")
+def body(digests: Iterable[str], header: bytes = HEADER) -> bytes:
+    return header + "".join(f"{d}\n" for d in digests).encode("ascii")
 
 
-def read_body(raw: bytes) -> set[str]:
-    """The digests a witness message's text names (none: not one of pbem's)."""
-    start = raw.find(HEADER.strip())  # (a server gives the lines back ending in CRLF)
+def read_body(raw: bytes, header: bytes = HEADER) -> set[str]:
+    """The digests a witness message's text names (none: not one of pbem's); `header=SENDING`: those a message
+    written before sending names."""
+    start = raw.find(header.strip())  # (a server gives the lines back ending in CRLF)
     if start < 0:
         return set()
-    words = raw[start + len(HEADER.strip()) :].split()
+    words = raw[start + len(header.strip()) :].split()
     return {w.decode("ascii") for w in words if len(w) == 16 and all(c in b"0123456789abcdef" for c in w)}
 
 

@@ -13,6 +13,13 @@ restored on another machine and polled (with `--trust-clock` when refused), then
 Message-IDs the SMTP server was given twice.  `PBEM_SENT_WITNESS_CASES=24 python3 -m pytest
 tests/mail/test_sent_witness_imap.py -k generated`: on 4da2cbd6 14 of 24 walks sent mail twice (54 mails); 0 now.
 The suite runs 2 walks.
+
+Months8 added two ends to a walk: the old machine lost between the SMTP server taking its last run's mail and the
+witness APPEND at that run's end, and the witness folder deleted by hand; a restored home that holds mail and says
+so is answered as a moderator would once the players said what came (`_settle_held`).  On ab18255d 6 of 24 walks
+sent 14 mails twice, silently; now each run that starts with mail waiting names it first as about to be sent
+(`pbem.app.sent_witness.sending`), a folder this record wrote to and found gone counts as evidence (`witness._moved`),
+and what can have gone is held and told: 0.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from pbem.app import games
+from pbem.app import games, sent_witness
 from pbem.app.cron import run_poll
 from pbem.cli.demo import demo_code
 from pbem.home import config as config_mod
@@ -209,22 +216,40 @@ def _walk(w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given
             _poll(w.cfg)
         if i == at:
             backup = Path(shutil.copytree(w.cfg.home, tmp / f"backup-{seed}"))
+    end = rng.choice(["lost", "died", "deleted"])  # months8: how the old machine's life ends
+    if end == "died":  # between the SMTP server taking the last run's mail and the witness APPEND at its end
+        _new_game(w, seed * 100 + 99)  # (mail waiting at that run's start)
+        monkeypatch.setattr(sent_witness, "flush", lambda *a, **k: None)
     _poll(w.cfg)
+    monkeypatch.setattr(sent_witness, "flush", _FLUSH)
+    if end == "deleted":  # the witness folder deleted by hand on the server
+        with w.servers.imap(MODERATOR) as client:
+            client.delete_folder(next(f[2] for f in client.list_folders() if f[2].endswith("sent-ids")))
     assert backup is not None
     cfg = _restore_elsewhere(backup, tmp / f"m{seed}", monkeypatch)
     for note in _poll_restored(cfg):
-        if "are held" in note:  # (what a moderator would do after checking: here nothing was sent by the old home)
-            _release_held(cfg)
+        if "are held" in note:  # the moderator asks the players what came: the oracle here is the SMTP server
+            _settle_held(cfg, given)
     _poll(cfg)
     return sum(n - 1 for n in given.values() if n > 1)
 
 
-def _release_held(cfg: config_mod.Config) -> None:
+_FLUSH = sent_witness.flush
+
+
+def _settle_held(cfg: config_mod.Config, given: collections.Counter[str]) -> None:
+    """What a moderator does with held mail once the players said what came: drops what came, releases the rest."""
     from typer.testing import CliRunner
 
     from pbem.cli import app
 
-    CliRunner().invoke(app, ["outbox", "release", "--all", "--config", str(cfg.path)])
+    with db.reading(cfg.database_url) as c:
+        rows = c.execute(text("SELECT id, message_id FROM outbox WHERE status = 'held' ORDER BY id")).all()
+    came = [str(i) for i, m in rows if given[str(m)]]
+    for verb, ids in (("drop", came), ("release", [str(i) for i, m in rows if not given[str(m)]])):
+        if ids:
+            got = CliRunner().invoke(app, ["outbox", verb, *ids, "--config", str(cfg.path)])
+            assert got.exit_code == 0, got.output
 
 
 @pytest.mark.parametrize("seed", range(CASES))
@@ -244,7 +269,7 @@ def test_the_witness_folder_keeps_its_last_40_days(world: World) -> None:
     holds a message a sending run, bounded by what a backup restored may need."""
     from datetime import UTC, datetime, timedelta
 
-    _poll(world.cfg)  # the first game's invitations: the folder made, one message
+    _poll(world.cfg)  # the first game's invitations: the folder made, two messages (about to be sent, sent)
     with world.servers.imap(MODERATOR) as client:
         folder = next(f[2] for f in client.list_folders() if f[2].endswith("sent-ids"))
         client.append(
@@ -253,12 +278,12 @@ def test_the_witness_folder_keeps_its_last_40_days(world: World) -> None:
             msg_time=datetime.now(UTC) - timedelta(days=41),
         )
         client.select_folder(folder, readonly=True)
-        assert len(client.search(["ALL"])) == 2
+        assert len(client.search(["ALL"])) == 3
     _orders(world)
     _poll(world.cfg)  # (its start: the old message deleted; its end: the answers' digests appended)
     with world.servers.imap(MODERATOR) as client:
         client.select_folder(folder, readonly=True)
         dates = [v[b"INTERNALDATE"] for v in client.fetch(client.search(["ALL"]), ["INTERNALDATE"]).values()]
-    assert len(dates) == 2 and all(
+    assert len(dates) == 3 and all(
         d.replace(tzinfo=d.tzinfo or UTC) > datetime.now(UTC) - timedelta(days=2) for d in dates
     )
