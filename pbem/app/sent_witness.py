@@ -223,6 +223,8 @@ def _imap(cfg: Config, before: datetime, now: datetime) -> tuple[bool, set[str],
     where = f"the mail server's {box.witness_folder()} folder"
     if got is None or got[1] is None:
         missing = f"{where} is missing" if got is None else f"{where} holds more than {MOST} messages since"
+        if got is None and known is None:  # a backup made before its pbem kept the witness (months8)
+            missing += " and this database never wrote to one (saved before its pbem kept it)"
         return False, set(), missing, set()
     validity, texts = got
     named: set[str] = set()

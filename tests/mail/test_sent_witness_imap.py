@@ -287,3 +287,38 @@ def test_the_witness_folder_keeps_its_last_40_days(world: World) -> None:
     assert len(dates) == 3 and all(
         d.replace(tzinfo=d.tzinfo or UTC) > datetime.now(UTC) - timedelta(days=2) for d in dates
     )
+
+
+def test_a_backup_made_before_the_witness_existed_holds_its_waiting_mail_and_says_what_to_run(
+    world: World, given: collections.Counter[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A home whose pbem kept no witness of the mails sent (before months7: no pbem/sent-ids folder, no mark),
+    backed up while a new game's invitations waited, sent them, then lost.  Restored on another machine with this
+    pbem, refused (the server's processed folder holds mail read since), gone on with: nothing can prove the
+    invitations unsent, so every mail waiting is held, and one `note:` line says why and exactly what to run."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    with monkeypatch.context() as before:
+        for name in ("flush", "sending"):
+            before.setattr(sent_witness, name, lambda *a, **k: None)
+        _poll(world.cfg)
+        _new_game(world, 1)
+        backup = Path(shutil.copytree(world.cfg.home, tmp_path / "backup"))
+        _orders(world)
+        _poll(world.cfg)  # the old home sends them, answers the orders, then its machine is lost
+    cfg = _restore_elsewhere(backup, tmp_path, monkeypatch)
+    told = _poll_restored(cfg)
+    held = _held(cfg.database_url)
+    assert len(held) == 2 and [given[m] for m in held] == [1, 1], (held, given)  # sent once, by the old home
+    assert [n for n in told if "held" in n] == [
+        "2 mail(s) waiting in this database when it was saved may have gone out since (the mail server's "
+        "pbem/sent-ids folder is missing and this database never wrote to one (saved before its pbem kept it)); "
+        "they are held: pbem outbox release --all sends them, pbem outbox drop --all marks them sent (the old home "
+        "sent them)"
+    ], told
+    got = CliRunner().invoke(app, ["outbox", "drop", "--all", "--config", str(cfg.path)])  # what the note says
+    assert got.exit_code == 0 and "marked sent" in got.output, got.output
+    _poll(cfg)
+    assert _held(cfg.database_url) == [] and [given[m] for m in held] == [1, 1], given
