@@ -12,7 +12,8 @@ the Message-IDs the `sent` folder holds for two mails of other bytes.  On ab1825
 all, `PBEM_RESTORE_WALKS=12`); now each run that goes on with a restored database starts a restore epoch
 (`pbem.record.home_secrets.new_epoch`) that every Message-ID made after it carries: 0.  A player's reply naming the
 old mail, or the new one, still proves the seat without a code (`pbem.record.answered.sent_mails` looks an id up
-under its other forms).  The default run walks `SAMPLE` seeds; `PBEM_RESTORE_WALKS=N` walks N.
+under its other forms).  The default run walks one seed (the reply test's, seed 1: 3 ids reused on ab18255d) and
+one nightly case; `PBEM_RESTORE_WALKS=N` walks N of each.
 """
 
 from __future__ import annotations

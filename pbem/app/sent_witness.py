@@ -20,9 +20,15 @@ is evident: `pbem.app.clock.restored`, `pbem.app.whose`, the IMAP folders' `pbem
 waiting is looked for: named by the witness, it is marked sent; not named by a witness that covers the database,
 it is proved unsent and goes out; otherwise it is held (status `held`), and the run's one `note:` line says how
 many and the commands that release them (`pbem outbox release --all`) or drop them (`pbem outbox drop --all`: marked
-sent, the old home sent them).  Not covered: a mail accepted by the SMTP server in the old machine's last run whose
-digest never reached the witness folder (the machine lost between the two, or the server refused the APPEND for the
-rest of its life): it is sent again, as before.
+sent, the old home sent them).  A mail accepted by the SMTP server in the old machine's last run whose
+digest never reached the witness folder (the machine lost between the two) was sent again, silently, until months8:
+now a run that starts with mail waiting from earlier runs names it first as about to be sent (`sending`, one APPEND
+before the SMTP server is given any), and a restored home holds what is named so and never as sent.  A witness folder
+this record wrote to and finds gone (deleted by hand) is evidence too (`pbem.app.witness`: "missing"): what waits is
+held.  Each run that goes on with a restored database starts a restore epoch (`pbem.record.home_secrets.new_epoch`):
+the mail it makes anew (the deadlines the old home applied after the backup, applied again) never takes the
+Message-ID of the old home's mail of the same step.  Not covered: a backup made before its pbem kept the witness,
+restored where nothing says it is restored (no mail read since, the whole home folder), sends what waited again.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ MESSAGE_ID = "message-id"
 EPOCH = "message-id-epoch:"  # a row per restore gone on with: EPOCH + its token (the value), created at the restore
 MOST_EPOCHS = 100  # rows kept (the oldest dropped): a look-up tries each form of an id
 _SESSION_KEY = "pbem.message_id_key"
-_SESSION_EPOCHS = "pbem.message_id_epochs"
+_SESSION_EPOCHS = "pbem.message_id_rows"
 _T = HomeSecret.__table__.c  # type: ignore[attr-defined]
 _Q_KEY = select(_T.name, _T.value, _T.created_at).where(or_(_T.name == MESSAGE_ID, _T.name.startswith(EPOCH)))
 _FORM = re.compile(r"^<pbem\.([0-9a-f]{32})(?:\.([0-9a-f]{8}))?@([^<>\s@]{1,200})>$")
@@ -62,7 +62,7 @@ def message_id_key(s: Session) -> IdKey:
     key: IdKey | None = s.info.get(_SESSION_KEY)
     if key is not None:
         return key
-    found = fetch(s.connection(), _Q_KEY, {})
+    found = _rows(s)
     row = next((str(v) for n, v, _ in found if n == MESSAGE_ID), None)
     if row is None:
         row = secrets.token_hex(32)
@@ -76,13 +76,15 @@ def message_id_key(s: Session) -> IdKey:
 def epochs_of(s: Session) -> tuple[str, ...]:
     """The home's restore epochs, oldest first (read once per session; never writes)."""
     key: IdKey | None = s.info.get(_SESSION_KEY)
-    if key is not None:
-        return key.epochs
-    got: tuple[str, ...] | None = s.info.get(_SESSION_EPOCHS)
-    if got is None:
-        got = _epochs(fetch(s.connection(), _Q_KEY, {}))
-        s.info[_SESSION_EPOCHS] = got
-    return got
+    return key.epochs if key is not None else _epochs(_rows(s))
+
+
+def _rows(s: Session) -> list[tuple[object, ...]]:
+    """The key's and the epochs' rows, read once per session (a reply's look-ups, then its mail's ids)."""
+    rows: list[tuple[object, ...]] | None = s.info.get(_SESSION_EPOCHS)
+    if rows is None:
+        rows = s.info[_SESSION_EPOCHS] = fetch(s.connection(), _Q_KEY, {})
+    return rows
 
 
 def _epochs(found: list[tuple[object, ...]]) -> tuple[str, ...]:
