@@ -257,6 +257,8 @@ class _Asks:
     addresses: list[tuple[datetime, str]] = field(default_factory=list)  # (read at, address) of each ADDRESS line
     # (read at, word, the address that sent it, its Message-ID) of each ADDRESS CONFIRM
     confirms: list[tuple[datetime, str, str, str]] = field(default_factory=list)
+    # (when, the address it went to, "" when unknown, its seq) of each move of the player's seat checked so far
+    moves: list[tuple[datetime, str, object]] = field(default_factory=list)
 
 
 def unasked(
@@ -369,6 +371,8 @@ def _confirmed(a: _Asks, to: str, at: datetime | None, e: dict[str, Any]) -> boo
     lines = a.addresses[bisect_left(a.addresses, (since,)) :]
     asked = [(read, x) for read, x in lines if read <= at][:PAIRS]
     unknown = a.marked and not a.key  # the key is the seed's: a game in progress cannot be checked yet
+    before = a.moves[-1] if a.moves and a.moves[-1][0] >= since else None  # the seat moved in the two days
+    start = before[0] if before else since
     for read, word, sender, mid in a.confirms[first : first + PAIRS]:
         if read > at:
             break
@@ -382,21 +386,68 @@ def _confirmed(a: _Asks, to: str, at: datetime | None, e: dict[str, Any]) -> boo
         if not bound:
             continue
         if not any(x == bound[0] and r <= read for r, x in asked):
-            if any(since <= r <= at and s and s != bound[0] for r, s in a.sent_from):
+            if _old_given(a, before, start, at, bound[0]):
                 continue  # the old address's folder is given and holds no ADDRESS line asking for this move
-            a.notes.append(_alone_line(e, bound[0]))
+            a.notes.append(_alone_line(e, bound[0], before))
         a.used.add(mid)
+        a.moves.append((at, bound[0], e.get("seq")))
         return True
-    return False
+    return _unconfirmed(a, at, first, asked, e)
 
 
-def _alone_line(e: dict[str, Any], address: str) -> str:
+def _old_given(a: _Asks, before: tuple[datetime, str, object] | None, start: datetime, at: datetime, new: str) -> bool:
+    """Whether the Sent folder of the address the seat moves from is among those given: one holding mail of the two
+    days before the move from another address than the new one; when the seat moved in those two days, the address
+    it moved to then is the old one, its folder given if any mail was sent from it (its own ADDRESS CONFIRM), and
+    the mails of the address before it say nothing of this move (fairness27: a player who moved twice and gave the
+    first and last folders was told UNASKED)."""
+    if before is not None and before[1]:
+        return any(s == before[1] for _, s in a.sent_from)
+    return any(start <= r <= at and s and s != new for r, s in a.sent_from)
+
+
+def _unconfirmed(a: _Asks, at: datetime, first: int, asked: list[tuple[datetime, str]], e: dict[str, Any]) -> bool:
+    """A move no confirmation given matched (`_confirmed`): whether it is left to a note because the folder of the
+    address it went to was not given.  A player who moved twice within two days and gave the folders of the first
+    and last addresses only holds the first move's ADDRESS line but not its ADDRESS CONFIRM, which the middle
+    address sent (fairness27: such an honest player was told UNASKED).  So when no ADDRESS CONFIRM at all was read in
+    the hour before the move and an ADDRESS line of the two days before names an address that no mail given was
+    sent from, the note names that folder; given it, the move is checked (no confirmation there is UNASKED)."""
+    confirmed = any(r <= at and mid not in a.used for r, _, _, mid in a.confirms[first:])
+    senders = {s for _, s in a.sent_from}
+    missing = [x for _, x in asked if x not in senders]
+    if confirmed or not missing:
+        a.moves.append((at, "", e.get("seq")))
+        return False
+    a.notes.append(_missing_line(e, missing[-1]))
+    a.moves.append((at, missing[-1], e.get("seq")))
+    return True
+
+
+def _missing_line(e: dict[str, Any], address: str) -> str:
+    return (
+        f'event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}") moved your seat\'s mail after your '
+        f"ADDRESS {clip(address)}, but the Sent folders given hold no mail sent from {clip(address)}, where its "
+        "ADDRESS CONFIRM would be: the move was not checked. Give the Sent folder of that address too (--sent may be "
+        "given once per folder)"
+    )
+
+
+def _alone_line(e: dict[str, Any], address: str, before: tuple[datetime, str, object] | None = None) -> str:
+    old = "your old address"
+    if before is not None:  # the seat moved within the two days: its old address is the one moved to then
+        old = (
+            f"{clip(before[1])}, the address event {before[2]} moved it to"
+            if before[1]
+            else f"the address event {before[2]} moved it to"
+        )
     return (
         f'event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}") moved your seat\'s mail to '
         f"{clip(address)} on your ADDRESS CONFIRM alone: the Sent folders given hold no mail of the 2 days before it "
-        "from your old address, so the ADDRESS line that asked for the move was not looked for. pbem mails that word "
-        "only when the seat's address asks; the moderator can mail it unasked. Give the Sent folder of your old "
-        "address too, if you have it"
+        f"from {old}, so the ADDRESS line that asked for the move was not looked for. pbem mails that word "
+        "only when the seat's address asks; the moderator can mail it unasked. Give the Sent folder of "
+        + (old if before is not None else "your old address")
+        + " too, if you have it"
     )
 
 
