@@ -343,6 +343,21 @@ def unasked(
     return out
 
 
+#: What a report says first when its step asks nothing of its reader (`pbem.render.asking.first_lines`).
+NOTHING = re.compile(r"^Nothing is asked of you now\.$", re.M)
+
+
+def asks_nothing(text: str) -> bool:
+    """Whether the report `text` says, in its opening lines (before the line naming its reader, which are pbem's own:
+    `stated`), that nothing is asked of its reader: written while no step asked them, it tells them of no step that
+    did.  Without the seed (a running game's export) the replay cannot say where the step that applied a player's
+    defaults opened, and `unasked_unseeded` took such a report, written after the last restart but before the
+    step that asked them opened (a turn passed round the table), as telling them of it (fairness22's limit,
+    fairness27)."""
+    end = text.find(MARK)
+    return end >= 0 and NOTHING.search(text, 0, end) is not None
+
+
 def unasked_unseeded(
     rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]], seat: list[str]
 ) -> list[tuple[int, str]]:
@@ -350,8 +365,9 @@ def unasked_unseeded(
     that applied the defaults of a name of `seat` when none of `reports` has its head from the last entry that
     started a step again before it (a `deadline` input or an undo: pbem's pace rule, `paced.computed`) up to it.
     The step that input closed opened within that span, so a mail written in the step lies in it: what this names,
-    `unasked` names once the seed is out.  Weaker: a step opened after a mail the span holds is not named.  Pure;
-    linear in the chain and the reports."""
+    `unasked` names once the seed is out.  Weaker: a step opened after a mail the span holds is not named, unless the
+    caller leaves out the reports that asked the reader nothing (`asks_nothing`).  Pure; linear in the chain and the
+    reports."""
     heads = sorted(r[0] for r in reports)
     names, resigned = set(seat), set()
     out, since, i = [], 0, 0

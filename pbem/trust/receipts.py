@@ -1195,9 +1195,15 @@ def _unasked_running(
     applied for the reader (their `default-orders` events): a deadline's defaults applied for them with none of
     their mails written since the step last started again is named (`due.unasked_unseeded`; fairness22).  What
     waits for the seed: a step that opened after a mail of theirs written since that restart (the replay says where
-    each step opened), and any other player's defaults."""
+    each step opened), and any other player's defaults.  A report that says nothing is asked of the reader was
+    written while no step asked them, so it tells them of none (`due.asks_nothing`, fairness27): the step that
+    applied their defaults opened after it."""
     rows = partial_export.listed(doc)
-    heads = [(at[m.record[1]], m.numbered, datetime.min) for m in mails if m.record and m.record[1] in at]
+    heads = [
+        (at[m.record[1]], m.numbered, datetime.min)
+        for m in mails
+        if m.record and m.record[1] in at and not due.asks_nothing(told.plain(m.raw))
+    ]
     for _, how in due.unasked_unseeded(rows, heads, seat_of(doc, audience)):
         c.notes.append(
             f"WARNING: {how}: pbem mails every player a step asks the report that asks them, and a reminder before "
