@@ -339,7 +339,10 @@ def _matched(a: _Asks, e: dict[str, Any], action: str, key: str, mails: list[Mai
             ways.remove(m)
             a.used.add(m.message_id)
         return True
-    return action == PRESS and _written(a, data, mails, at)
+    if action == PRESS and _written(a, data, mails, at):
+        a.notes.append(_loose_line(e))
+        return True
+    return False
 
 
 def _binds(a: _Asks, e: dict[str, Any], action: str) -> bool:
@@ -534,6 +537,18 @@ def _written(a: _Asks, data: dict[str, Any], mails: list[Mail], at: datetime | N
                 a.used.add(m.message_id)
                 return True
     return False
+
+
+def _loose_line(e: dict[str, Any]) -> str:
+    """The note for a press matched by `_written`'s loose reading: with the Sent folder alone (no `--mail`), a reply
+    with pbem's mail pasted under its press block cannot be read as the poll read it, which took the copy off with
+    the text of the mail it answers; only that mail tells where the block ended (fairness27)."""
+    return (
+        f'event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) was matched '
+        "to a press block of a reply of yours with pbem's mail pasted under it, read without the mail it answers: "
+        "where the block ended could not be checked exactly (the moderator could relay it cut above lines of yours "
+        "shaped as a mail's header). Give the mail you received too (--mail with --sent) to check it line for line"
+    )
 
 
 #: How many lines after a press a copy of pbem's mail pasted under it names the game in (its subject, in a header
