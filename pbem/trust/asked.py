@@ -53,7 +53,7 @@ from pbem.engine.names import match_many
 from pbem.orders.away import MAX_DAYS
 from pbem.orders.extract import Extracted
 from pbem.orders.own_quotes import read_alone
-from pbem.trust import signing
+from pbem.trust import dkim, signing
 from pbem.trust import when_sent as when
 from pbem.trust.quote import clip
 
@@ -259,6 +259,11 @@ class _Asks:
     confirms: list[tuple[datetime, str, str, str]] = field(default_factory=list)
     # (when, the address it went to, "" when unknown, its seq) of each move of the player's seat checked so far
     moves: list[tuple[datetime, str, object]] = field(default_factory=list)
+    # the export's DKIM evidence by Message-ID, and (read at, Message-ID) of each message of the player's it lists
+    evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    listed: list[tuple[datetime, str]] = field(default_factory=list)
+    given: set[str] = field(default_factory=set)  # the Message-IDs of the mails given (the Sent folders)
+    moved_at: list[datetime] = field(default_factory=list)  # when each move of the player's own was recorded
 
 
 def unasked(
@@ -289,7 +294,9 @@ def unasked(
         for m in doc.get("messages") or []
         if isinstance(m, dict)
     }
+    _listed(a, doc, player)
     for m in mails:
+        a.given.add(m.message_id)
         read = a.received.get(m.message_id)
         if read is not None:
             a.sent_from.append((read, str(getattr(m, "sender", "") or "").strip().lower()))
@@ -307,6 +314,7 @@ def unasked(
     a.addresses.sort()
     out = []
     who = player.lower()
+    a.moved_at = [t for e in doc.get("events") or [] if _asked(e, who)[0] == "address" and (t := when.iso(e.get("at")))]
     for e in doc.get("events") or []:
         if _action(e) == "resign":
             a.resigned.add(str(e["data"].get("player", "")))
@@ -391,11 +399,58 @@ def _confirmed(a: _Asks, to: str, at: datetime | None, e: dict[str, Any]) -> boo
         if not any(x == bound[0] and r <= read for r, x in asked):
             if _old_given(a, before, start, at, bound[0]):
                 continue  # the old address's folder is given and holds no ADDRESS line asking for this move
-            a.notes.append(_alone_line(e, bound[0], before))
+            vouched = _vouched(a, since, read, bound[0])
+            if vouched is False:
+                continue  # the old address's provider signed every mail of the two days: none asked for it
+            if vouched is None:
+                a.notes.append(_alone_line(e, bound[0], before))
         a.used.add(mid)
         a.moves.append((at, bound[0], e.get("seq")))
         return True
     return _unconfirmed(a, at, first, asked, e)
+
+
+def _listed(a: _Asks, doc: dict[str, Any], player: str) -> None:
+    """The export's DKIM evidence (`pbem.trust.dkim`) and the messages of `player`'s it lists, for `_vouched`."""
+    for x in doc.get("evidence") or []:
+        if isinstance(x, dict):
+            a.evidence["".join(str(x.get("message_id") or "").split()).strip("<>").lower()] = x
+    for m in doc.get("messages") or []:
+        if isinstance(m, dict) and str(m.get("player") or "").lower() == player.lower():
+            mid = "".join(str(m.get("message_id") or "").split()).strip("<>").lower()
+            if (read := a.received.get(mid)) is not None:
+                a.listed.append((read, mid))
+    a.listed.sort()
+
+
+_ADDRESS_LINE = re.compile(r"^[ \t]*address[ \t]+<?([^\s<>]+@[^\s<>]+?)>?[ \t\r]*$", re.M | re.I)
+
+
+def _vouched(a: _Asks, since: datetime, read: datetime, new: str) -> bool | None:
+    """What the export's DKIM evidence says of a move's request that the Sent folders given do not hold (the new
+    address's folder alone): True when a mail of the player's, read in the two days before the confirmation and
+    signed whole by its provider from another address than the new one, holds the line ``ADDRESS <new>``; False
+    when every mail of theirs the export lists for those days (but those given) is so signed and none does; None
+    when the evidence cannot tell (a mail unsigned, or kept without its body: it carried a code).  The request,
+    from the old address, is signed by the old address's provider, which the moderator cannot sign for: so the new
+    folder alone decides where the old provider signs (fairness27; fairness26 left it a note).  At most `PAIRS`
+    mails rechecked."""
+    mids = [mid for r, mid in a.listed[bisect_left(a.listed, (since,)) :] if r <= read and mid not in a.given]
+    if not mids or len(mids) > PAIRS:
+        return None
+    every, other = True, False
+    for mid in mids:
+        entry = a.evidence.get(mid)
+        r = dkim.recheck(entry) if entry is not None else None
+        if r is None or not r.ok or not r.whole or r.message_id != mid:
+            every = False
+            continue
+        if r.sender == new:
+            continue
+        other = True
+        if any(x.lower() == new for x in _ADDRESS_LINE.findall(r.text)):
+            return True
+    return False if every and other else None
 
 
 def _old_given(a: _Asks, before: tuple[datetime, str, object] | None, start: datetime, at: datetime, new: str) -> bool:
@@ -415,11 +470,14 @@ def _unconfirmed(a: _Asks, at: datetime, first: int, asked: list[tuple[datetime,
     and last addresses only holds the first move's ADDRESS line but not its ADDRESS CONFIRM, which the middle
     address sent (fairness27: such an honest player was told UNASKED).  So when no ADDRESS CONFIRM at all was read in
     the hour before the move and an ADDRESS line of the two days before names an address that no mail given was
-    sent from, the note names that folder; given it, the move is checked (no confirmation there is UNASKED)."""
+    sent from, and the player moved again within the two days after (so a folder between is missing), the note
+    names that folder; given it, the move is checked (no confirmation there is UNASKED).  A move with no later one
+    stays UNASKED: a seat moved to another address than the one asked (fairness24's forgery)."""
     confirmed = any(r <= at and mid not in a.used for r, _, _, mid in a.confirms[first:])
     senders = {s for _, s in a.sent_from}
     missing = [x for _, x in asked if x not in senders]
-    if confirmed or not missing:
+    again = any(at < t <= at + WINDOW["address"] for t in a.moved_at)  # the seat moved on within the two days
+    if confirmed or not missing or not again:
         a.moves.append((at, "", e.get("seq")))
         return False
     a.notes.append(_missing_line(e, missing[-1]))
