@@ -195,3 +195,83 @@ class Claims:
             if d < c.end and a < c.end - SKEW:
                 out.append((name, d, a, c))
         return out
+
+
+def witnesses(claim: Claim, doc: dict[str, Any], rows: list[dict[str, Any]], reader: str) -> list[str]:
+    """The other players the record shows pbem wrote to inside `claim`'s window (their mails were held by the same
+    outage, so their own mail can bear it out or belie it): each whose message the export lists as read inside it
+    (pbem answers a player's mail about the game) or whose input a chain entry dated inside it applies (its
+    acknowledgement), and everyone when a deadline was applied inside it (the reports of the next step).  Sorted,
+    each once.  Empty: the record shows no mail to anyone else written inside the window, and the claim, excusing
+    the reader's late mail, rests on the moderator's word alone (twenty-seventh round: an honest outage with only
+    the reader's mail queued looks the same, so this is a note, not a warning).  Linear in the messages and rows."""
+    names: set[str] = set()
+    for m in doc.get("messages") or []:
+        if isinstance(m, dict) and (read := _iso(m.get("received"))) is not None and claim.start <= read <= claim.end:
+            names.add(str(m.get("player") or ""))
+    for row in rows:
+        when = at(row)
+        if "lines" not in row or when is None or not claim.start <= when <= claim.end:
+            continue
+        if row.get("kind") == "deadline":
+            names |= {str(p.get("name", "")) for p in doc.get("players") or [] if isinstance(p, dict)}
+        names.add(str(row.get("player") or ""))
+    return sorted(n for n in names if n and n != reader)
+
+
+#: The moderator event of the outage rule (`pbem.app.outages`): pbem did not run from ``from`` to ``to``.
+OUTAGE = "outage"
+
+
+def gaps(rows: list[dict[str, Any]]) -> list[Claim]:
+    """Each `outage` event of the chain as a Claim (entry `place`, 1-based): pbem says it did not run in that window,
+    so it read no mail and sent none then (the outbox is sent by `pbem poll` alone)."""
+    out = []
+    for k, row in enumerate(rows, 1):
+        data = row.get("data")
+        if row.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == OUTAGE:
+            start, end = _iso(data.get("from")), _iso(data.get("to"))
+            if start is not None and end is not None and start < end:
+                out.append(Claim(k, start, end))
+    return out
+
+
+def _inside(gap: Claim, when: datetime | None) -> bool:
+    """Whether `when` lies well inside `gap`: more than `LATE` after its start (the run that started it may read and
+    send for a while) and more than `SKEW` before its end."""
+    return when is not None and gap.start + LATE < when < gap.end - SKEW
+
+
+def ran_inside(doc: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """WARNINGs for each `outage` whose window the export itself shows pbem running in: a player's message it read
+    (``messages[].received``) or a player's input it applied well inside it (only `pbem poll` reads mail).  The
+    outage rule moves deadlines later and excuses a report not written in that time; one claimed while pbem ran
+    excuses a mail held or not written to one player (twenty-seventh round).  Linear in the messages and rows."""
+    out = []
+    for gap in gaps(rows):
+        read = [
+            str(m.get("message_id") or "")
+            for m in doc.get("messages") or []
+            if isinstance(m, dict) and m.get("player") and _inside(gap, _iso(m.get("received")))
+        ]
+        applied = [str(r.get("seq")) for r in rows if "lines" in r and r.get("player") and _inside(gap, at(r))]
+        if read or applied:
+            what = [f"{len(read)} message(s) of players read"] * bool(read) + [
+                f"input(s) {', '.join(applied[:5])} applied"
+            ] * bool(applied)
+            out.append(
+                f"WARNING: entry #{gap.place} says pbem did not run from {gap.start:%Y-%m-%d %H:%M} to "
+                f"{gap.end:%Y-%m-%d %H:%M} UTC (an outage: deadlines moved later by the gap), but the export records "
+                f"{' and '.join(what)} inside it: only a run of pbem reads mail, so it ran then, and the outage "
+                "excuses a mail held or never written"
+            )
+    return out
+
+
+def sent_inside(rows: list[dict[str, Any]], mails: Iterable[Dated]) -> list[tuple[str, datetime, Claim]]:
+    """(name, arrival, outage) of each mail that reached its reader well inside an `outage` window (`_inside`): pbem
+    sent it while the record says pbem did not run (the outbox is sent by `pbem poll` alone)."""
+    found = gaps(rows)
+    if not found:
+        return []
+    return [(name, a, g) for name, _, a in mails for g in found if a is not None and _inside(g, a)]

@@ -2401,6 +2401,34 @@ def _word_unmailed(n: int, row: dict[str, Any], tag: str, told: list[tuple[str, 
     )
 
 
+def _supported(
+    claimed: arrived.Claims, late: list[tuple[str, datetime, datetime]], doc: dict[str, Any], ch: _Chain, c: MailCheck
+) -> None:
+    """For each chained outage that excuses a late mail of the reader's, who else the record shows was mailed inside
+    it (`arrived.witnesses`: their mail was held too, so it can bear the claim out or belie it, `--mail` of theirs
+    with yours), or that nobody was: then the claim rests on the moderator's word alone (twenty-seventh round)."""
+    seen: set[int] = set()
+    for _, d, a in late:
+        why = claimed.excused(d, a)
+        if why is None or why.place in seen:
+            continue
+        seen.add(why.place)
+        others = arrived.witnesses(why, doc, ch.rows, c.reader or "")
+        span_ = f"entry #{why.place} of the export ({why.start:%Y-%m-%d %H:%M} to {why.end:%Y-%m-%d %H:%M} UTC)"
+        if others:
+            c.notes.append(
+                f"the outage {span_} held mail the record shows pbem wrote to {', '.join(map(clip, others[:5]))}"
+                f"{' and others' if len(others) > 5 else ''} too: their mail of that time, late as yours, bears it "
+                "out; received before its end, it belies it (verify theirs with yours: --mail once per mailbox)"
+            )
+        else:
+            c.notes.append(
+                f"the outage {span_} excuses your late mail, but the record shows no mail to anyone else written in "
+                "that time (no message read, no input applied, no deadline): it rests on the moderator's word alone. "
+                "An outage with only your mail waiting looks the same; if the game had news for others then, ask them"
+            )
+
+
 def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     """When each mail reached the player (their provider's topmost `Received` field) against its Date, and each
     mail's Date against the next entry its reader may see (`pbem.trust.arrived`): a report held back, a clock ahead,
@@ -2419,6 +2447,7 @@ def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
     c.notes += excused[:SHOWN]
     if len(excused) > SHOWN:
         c.notes.append(f"and {count(len(excused) - SHOWN, 'more mail')} late the same way, inside a chained outage")
+    _supported(claimed, late, doc, ch, c)
     found = [
         (
             f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "
@@ -2435,6 +2464,12 @@ def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
             f"{w.start:%Y-%m-%d %H:%M} to {w.end:%Y-%m-%d %H:%M} UTC): it was sent while the claim says nothing "
             "could be, so the claim is not true of your mail (one made to cover another player's mail held back?)"
             for name, d, a, w in claimed.belied(dated)
+        ),
+        (
+            f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC, inside the outage entry #{g.place} of the export "
+            f"says pbem did not run in ({g.start:%Y-%m-%d %H:%M} to {g.end:%Y-%m-%d %H:%M} UTC): pbem sends mail only "
+            "when it runs, so it ran then, and the outage excuses a mail held or never written"
+            for name, a, g in arrived.sent_inside(ch.rows, dated)
         ),
         (
             f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "

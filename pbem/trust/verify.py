@@ -129,6 +129,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
             paces = _check(doc, partial, v)
         gone = _interventions(doc, v)
         v.notes += asked.declared(doc)  # a game that declares no bindings: the weaker checks apply (fairness26)
+        v.notes += arrived.ran_inside(doc, partial_export.listed(doc))  # an outage while pbem ran (fairness27)
         if doc.get("version") != PARTIAL_VERSION:
             _signed(doc, legacy, v)
         _vouched(doc, v, read, gone)
