@@ -260,9 +260,11 @@ def test_a_joined_game_extended_paused_resumed_waiting_moved_by_an_outage_and_un
     assert kinds.index("undo") < len(kinds) - 1 and kinds[-1] == "deadline", kinds
     v = check(doc)
     assert v.ok and any("every step's deadline follows" in line for line in v.checked), v.problem
+    assert not [n for n in v.notes if "says pbem did not run" in n], v.notes  # the honest outage (fairness27)
     moved = {e["data"]["deadline"][:16] for e in doc["events"] if e["data"].get("action") in MOVES}
     told = {f"{w:%Y-%m-%dT%H:%M}" for _, a in PLAYERS for raw in _mailbox(home, a) if (w := stated(raw))}
     assert moved <= told, (moved, told)  # the reports and reminders stated the moved deadlines, which are checked
     for player, address in PLAYERS:
         c = verify_mail(doc, _mailbox(home, address), player)
         assert c.ok and not _named(c), (player, lines(c))
+        assert not [n for n in c.notes if "says pbem did not run" in n], (player, lines(c))
