@@ -10,8 +10,8 @@ record, the same Dates and the same `Received` stamps (docs/security.md, the twe
 * an `outage` says pbem did not run, and only a run of pbem reads mail and sends it (`pbem poll`: the moderator's
   `pbem game` commands queue mail, they send none): `pbem verify` warns of a player's message the export records as
   read, or a player's input applied, well inside the window (`arrived.ran_inside`: more than an hour after its start,
-  15 minutes before its end), and `verify --mail` of a mail that reached its reader well inside it
-  (`arrived.sent_inside`);
+  15 minutes before its end), and `verify --mail` of a mail dated and delivered well inside it
+  (`arrived.sent_inside`: a mail written before it may be held by a relay, greylisting, and delivered inside it);
 * for an `unsent` claim that excuses one of the reader's mails, `verify --mail` says who else the record shows pbem
   wrote to inside it (`arrived.witnesses`: a message of theirs read, an input applied, a deadline), whose mail bears
   it out or belies it, or that nobody was: then the claim rests on the moderator's word alone.
@@ -107,7 +107,12 @@ def test_an_outage_the_export_shows_pbem_running_in_is_named(messages: list, row
 
 def test_a_mail_that_reached_its_reader_inside_an_outage_is_named() -> None:
     rows = [_outage(0, 8)]
-    mails = [("a", 0.0, START + timedelta(hours=h)) for h in (0.5, 3, 7.9, 9)]
+
+    def mail(written: float, reached: float) -> tuple[str, float, datetime]:
+        return ("a", (START + timedelta(hours=written)).timestamp(), START + timedelta(hours=reached))
+
+    # dated and delivered inside; delivered before, at the end, after; written before it and held by a relay
+    mails = [mail(3, 3), mail(0.2, 0.5), mail(7.9, 7.9), mail(8, 9), mail(0.1, 3)]
     assert [a for _, a, _ in arrived.sent_inside(rows, mails)] == [START + timedelta(hours=3)]
 
 

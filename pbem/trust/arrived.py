@@ -269,9 +269,16 @@ def ran_inside(doc: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
 
 
 def sent_inside(rows: list[dict[str, Any]], mails: Iterable[Dated]) -> list[tuple[str, datetime, Claim]]:
-    """(name, arrival, outage) of each mail that reached its reader well inside an `outage` window (`_inside`): pbem
-    sent it while the record says pbem did not run (the outbox is sent by `pbem poll` alone)."""
+    """(name, arrival, outage) of each mail dated and delivered well inside an `outage` window (`_inside`): pbem
+    wrote and sent it while the record says pbem did not run (the outbox is sent by `pbem poll` alone).  Both: a mail
+    written before the window may reach its reader inside it, held by a relay (greylisting, a queue) after pbem sent
+    it; one written inside it by a `pbem game` command waits for the next poll."""
     found = gaps(rows)
     if not found:
         return []
-    return [(name, a, g) for name, _, a in mails for g in found if a is not None and _inside(g, a)]
+    return [
+        (name, a, g)
+        for name, stamp, a in mails
+        for g in found
+        if a is not None and _inside(g, a) and _inside(g, _date(stamp))
+    ]

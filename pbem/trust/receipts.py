@@ -2468,7 +2468,8 @@ def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
         (
             f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC, inside the outage entry #{g.place} of the export "
             f"says pbem did not run in ({g.start:%Y-%m-%d %H:%M} to {g.end:%Y-%m-%d %H:%M} UTC): pbem sends mail only "
-            "when it runs, so it ran then, and the outage excuses a mail held or never written"
+            "when it runs (a poll; `pbem outbox release` after a restore), so it ran then, and the outage excuses a "
+            "mail held or never written"
             for name, a, g in arrived.sent_inside(ch.rows, dated)
         ),
         (
