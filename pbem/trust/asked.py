@@ -442,8 +442,8 @@ def _vouched(a: _Asks, since: datetime, read: datetime, new: str) -> bool | None
     for mid in mids:
         entry = a.evidence.get(mid)
         r = dkim.recheck(entry) if entry is not None else None
-        if r is None or not r.ok or not r.whole or r.message_id != mid:
-            every = False
+        if r is None or not r.ok or not r.whole or r.message_id != mid or not r.text.strip():
+            every = False  # (no plain part, an HTML-only mail: its lines are not read here)
             continue
         if r.sender == new:
             continue
