@@ -16,8 +16,10 @@ tests, and read by the Jinja2 templates (``block.title``, ``block.table`` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NotRequired, Protocol, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, NotRequired, Protocol, TypedDict, TypeVar
+
+V = TypeVar("V")
 
 
 class Table(TypedDict):
@@ -57,6 +59,33 @@ class Named(Protocol):
 
     @property
     def title(self) -> str: ...
+
+
+def seated(d: Mapping[str, V], players: Sequence[str]) -> dict[str, V]:
+    """`d`'s entries keyed by players in seat order (then any other key, sorted).  A dict of the state iterates in
+    the order its keys were made in memory, or sorted when the state was loaded from the record (its JSON is
+    written with sorted keys): a view, a request or a refusal takes no order from it (docs/architecture.md)."""
+    out = {p: d[p] for p in players if p in d}
+    out.update((k, d[k]) for k in sorted(d) if k not in out)
+    return out
+
+
+def keyed(d: Mapping[str, V]) -> dict[str, V]:
+    """`d` copied with its keys sorted: a record of the state (a meld, a country's tracks) shown in one order
+    whatever order its keys were made or loaded in (`seated`)."""
+    return {k: d[k] for k in sorted(d)}
+
+
+def ordered(value: Any, players: Sequence[str]) -> Any:
+    """A JSON value of the state copied in one order at every depth: a dict keyed by players in seat order
+    (`seated`), any other dict by its sorted keys (`keyed`), a list as it stands."""
+    if isinstance(value, dict):
+        if value and all(k in players for k in value):
+            return {k: ordered(v, players) for k, v in seated(value, players).items()}
+        return {k: ordered(value[k], players) for k in sorted(value)}
+    if isinstance(value, list):
+        return [ordered(v, players) for v in value]
+    return value
 
 
 def lines(title: str, text: Sequence[str], private: bool = False) -> Section:

@@ -15,7 +15,7 @@ from pbem.engine.dynasties import cards as C
 from pbem.engine.dynasties import ending, raising
 from pbem.engine.dynasties import orders as O
 from pbem.engine.dynasties.table import State, hand_sizes, turn_of
-from pbem.engine.views import Named, Section, View, lines, make_view, table
+from pbem.engine.views import Named, Section, View, lines, make_view, seated, table
 from pbem.engine.words import count
 
 
@@ -44,7 +44,7 @@ def public_data(st: State) -> dict[str, Any]:
     return {
         "gambit": st["gambit"],
         "phase": st["phase"],
-        "treasury": dict(st["treasury"]),
+        "treasury": seated(st["treasury"], st["players"]),
         "stakes": st["stakes"],
         "removed": st["removed"],
         "legacy": st["legacy"],

@@ -13,7 +13,7 @@ from pbem.engine.habsburg import rules
 from pbem.engine.habsburg.cards import TYPE, VALUE, label, type_name
 from pbem.engine.habsburg.orders import standing_on_file
 from pbem.engine.habsburg.table import State
-from pbem.engine.views import Named, Section, View, lines, make_view, table
+from pbem.engine.views import Named, Section, View, keyed, lines, make_view, seated, table
 from pbem.engine.words import count
 
 
@@ -77,11 +77,11 @@ def hand_block(st: State, p: str) -> Section:
 def public_data(st: State) -> dict[str, Any]:
     return {
         "seats": list(st["players"]),
-        "tokens": dict(st["tokens"]),
+        "tokens": seated(st["tokens"], st["players"]),
         "hand_sizes": {p: len(st["hands"][p]) for p in st["players"]},
         "holdings": {p: rules.holdings(st, p) for p in st["players"]},
         "scores": rules.scores(st),
-        "melds": [dict(m) for m in st["melds"]],
+        "melds": [keyed(m) for m in st["melds"]],
         "discard_top_first": list(reversed(st["discard"])),
         "deck": len(st["deck"]),
         "turn": st["turn"],

@@ -15,7 +15,7 @@ from pbem.engine.italian_wars.cards import BY_NAME, describe
 from pbem.engine.italian_wars.orders import standing_on_file
 from pbem.engine.italian_wars.rules import arithmetic, card_forces, unusable_reason
 from pbem.engine.italian_wars.table import State, negation
-from pbem.engine.views import Named, Section, View, lines, table
+from pbem.engine.views import Named, Section, View, lines, ordered, seated, table
 from pbem.engine.views import make_view as view_of
 from pbem.engine.words import count
 
@@ -113,16 +113,16 @@ def _data(state: State, player: str | None) -> dict[str, Any]:
     data: dict[str, Any] = {
         "hand": state["hand"],
         "step": state["step"],
-        "sides": dict(state["sides"]),
-        "hands_won": dict(state["won"]),
-        "streaks": dict(state["streak"]),
+        "sides": seated(state["sides"], state["players"]),
+        "hands_won": seated(state["won"], state["players"]),
+        "streaks": seated(state["streak"], state["players"]),
         "prev_winner": state["prev_winner"],
         "deck": len(state["deck"]),
         "discard": len(state["discard"]),
         "hand_sizes": {p: len(state["hands"][p]) for p in state["players"]},
         "deployed": card_forces(state) if revealed else None,
         "negation": ({"turn": state["neg"]["turn"], "used": list(state["neg"]["used"])} if state["neg"] else None),
-        "last": state["last"],
+        "last": ordered(state["last"], state["players"]),
         "winner": state["winner"],
     }
     if player is not None:

@@ -14,6 +14,7 @@ from pbem.engine.sixteen_thirty.state import (
     influence,
     own_removal_options,
     pile,
+    piles,
     pub,
     remove_card,
     take_from_hand,
@@ -44,7 +45,7 @@ def assassin_targets(st: State, p: str) -> list[tuple[str, str, str]]:
     p's own pile the last named card cannot go while an Open card remains (ST-R13)."""
     out = []
     for q in st["players"]:
-        for c, pl in st["displays"][q].items():
+        for c, pl in piles(st, q):
             cards = own_removal_options(pl) if q == p else sort_cards(list(set(pl["cards"])))
             for x in sort_cards(cards):
                 out.append((q, c, x))

@@ -262,6 +262,15 @@ def pile(st: State, p: str, c: str) -> Any:
     return st["displays"][p].get(c)
 
 
+def piles(st: State, p: str) -> list[tuple[str, Any]]:
+    """p's piles as (country, pile), by the country's name: the order a state loaded from the record has (its JSON
+    is written with sorted keys), so the legal lines, the defaults and the displays table are those a game recorded
+    before had from its snapshots, and never the order a pile was placed in, which a state just applied in memory
+    iterates (docs/architecture.md, "No order from a dict of the state")."""
+    disp = st["displays"][p]
+    return [(c, disp[c]) for c in sorted(disp)]
+
+
 def influence(st: State, p: str, c: str) -> int:
     pl = pile(st, p, c)
     return sum(value(x) for x in pl["cards"]) if pl else 0

@@ -19,6 +19,7 @@ from pbem.engine.sixteen_thirty.tables import (
     is_special,
     sort_cards,
 )
+from pbem.engine.views import seated
 
 TYPE_NAMES = ["ANY", "Special", "Open", *COUNTRIES, *SPECIALS, *ALL_CARD_NAMES]
 MAX_REVISIONS = 2
@@ -171,7 +172,7 @@ def reveal_offers(st: State, ev: list[Event]) -> None:
 def accept_lines(st: State) -> list[str]:
     p = active(st)
     out = []
-    for q, o in trade_of(st)["offers"].items():
+    for q, o in seated(trade_of(st)["offers"], st["players"]).items():
         giving = find_giving(st["hands"][p], o["for"])
         if giving is not None:
             out.append(f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}")

@@ -22,6 +22,7 @@ from pbem.engine.sixteen_thirty.state import (
     influence,
     lose_of,
     own_removal_options,
+    piles,
     priv,
     pub,
     remove_card,
@@ -34,7 +35,7 @@ from pbem.engine.sixteen_thirty.tables import HAND_LIMIT, LAST_TURN, RANDOM_END
 
 def removal_options(st: State, p: str) -> list[tuple[str, str]]:
     """ST-R17: (country, card) choices for phase 1 from descendant piles."""
-    return [(c, x) for c, pl in st["displays"][p].items() if pl["desc"] for x in own_removal_options(pl)]
+    return [(c, x) for c, pl in piles(st, p) if pl["desc"] for x in own_removal_options(pl)]
 
 
 #: Uses the phasing player's next pre-submitted order if its phase has come (`orders.run_queue`).

@@ -9,9 +9,9 @@ from typing import Any
 
 from pbem.engine.sixteen_thirty import trade, votes
 from pbem.engine.sixteen_thirty.shape import State
-from pbem.engine.sixteen_thirty.state import influence, vote_of
+from pbem.engine.sixteen_thirty.state import influence, piles, vote_of
 from pbem.engine.sixteen_thirty.tables import COUNTRIES
-from pbem.engine.views import Named, Section, View, lines, make_view, table
+from pbem.engine.views import Named, Section, View, keyed, lines, make_view, ordered, seated, table
 from pbem.engine.words import count
 
 
@@ -56,7 +56,7 @@ def country_rows(st: State) -> list[list[Any]]:
 def display_rows(st: State) -> list[list[Any]]:
     rows = []
     for p in st["players"]:
-        for c, pl in st["displays"][p].items():
+        for c, pl in piles(st, p):
             rows.append(
                 [p, c, ", ".join(pl["cards"]), influence(st, p, c), "descendant" if pl["desc"] else "ascendant"]
             )
@@ -84,7 +84,7 @@ def step_lines(st: State) -> list[str]:
             + (f", offering {trade.types_text(tr['offer'])}" if tr["offer"] else "")
             + "."
         )
-        for q, o in tr["offers"].items():
+        for q, o in seated(tr["offers"], st["players"]).items():
             out.append(f"Offer from {q}: gives {trade.types_text(trade.shown(o))} for {trade.types_text(o['for'])}.")
     return out
 
@@ -96,7 +96,9 @@ def public_trade(st: State) -> dict[str, Any] | None:
     return {
         "want": tr["want"],
         "offer": tr["offer"],
-        "offers": {q: {"give": trade.shown(o), "for": o["for"]} for q, o in tr["offers"].items()},
+        "offers": {
+            q: {"give": trade.shown(o), "for": o["for"]} for q, o in seated(tr["offers"], st["players"]).items()
+        },
     }
 
 
@@ -129,15 +131,15 @@ def view(engine: Named, st: State, player: str | None) -> View:
             )
         )
     data = {
-        "countries": {c: dict(st["countries"][c]) for c in COUNTRIES},
+        "countries": {c: keyed(st["countries"][c]) for c in COUNTRIES},
         "displays": {
             p: {
                 c: {"cards": list(pl["cards"]), "desc": pl["desc"], "total": influence(st, p, c)}
-                for c, pl in st["displays"][p].items()
+                for c, pl in piles(st, p)
             }
             for p in st["players"]
         },
-        "scores": dict(st["scores"]),
+        "scores": seated(st["scores"], st["players"]),
         "hand_sizes": {p: len(st["hands"][p]) for p in st["players"]},
         "discard": list(st["discard"]),
         "deck_size": len(st["deck"]),
@@ -148,7 +150,7 @@ def view(engine: Named, st: State, player: str | None) -> View:
         "step": st["step"],
         "vote": public_vote(st),
         "trade": public_trade(st),
-        "history": [{"turn": h["turn"], "totals": dict(h["totals"])} for h in st["history"]],
+        "history": [{"turn": h["turn"], "totals": seated(h["totals"], st["players"])} for h in st["history"]],
     }
     if st["over"]:
         sections.append(
@@ -159,7 +161,7 @@ def view(engine: Named, st: State, player: str | None) -> View:
             )
         )
         data["counters"] = {p: list(st["counters"][p]) for p in st["players"]}
-        data["breakdowns"] = [dict(h) for h in st["history"]]
+        data["breakdowns"] = ordered(st["history"], st["players"])
     if player is not None and player in st["players"]:
         sections += private_sections(st, player)
         data.update(private_data(st, player))
@@ -177,7 +179,7 @@ def public_vote(st: State) -> dict[str, Any] | None:
         "target": v["target"],
         "caller": v["caller"],
         "origin": v["origin"],
-        "placed": dict(v["placed"]),
+        "placed": seated(v["placed"], st["players"]),
     }
 
 
@@ -237,5 +239,5 @@ def private_data(st: State, p: str) -> dict[str, Any]:
         "on_file": own_answer(st, p),
         "early_vote": st["vote"]["early"].get(p) if st["vote"] else None,
         "queue": list(st["queue"][p]),
-        "standing": dict(st["standing"][p]),
+        "standing": keyed(st["standing"][p]),
     }
