@@ -410,10 +410,10 @@ def test_every_order_in_the_players_guide_is_accepted_at_some_moment_of_a_game(k
                     held.add(line)
 
     players = ["Alice", "Bob"] if kind == "italian-wars" else ["Alice", "Bob", "Carol"]
-    for game in range(5):
+    for game in range(8):  # sixteen-thirty's REMOVE England 1 first in game 7 since order13 (bots pick by index)
         if pending - held:
             play(engine, players, f"guide{game}", bot_seed=f"guide{game}", on_input=look)
-    assert pending - held == set(), "guide lines no moment of five games accepted"
+    assert pending - held == set(), "guide lines no moment of eight games accepted"
 
 
 ARCHITECTURE = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")

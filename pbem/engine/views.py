@@ -17,9 +17,32 @@ tests, and read by the Jinja2 templates (``block.title``, ``block.table`` and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, NotRequired, Protocol, TypedDict, TypeVar
 
 V = TypeVar("V")
+
+#: Set only while `pbem verify --mail` reads a refusal again as pbem wrote it before order13 (`as_kept`).
+_AS_KEPT: ContextVar[bool] = ContextVar("pbem_engine_as_kept", default=False)
+
+
+def kept_order() -> bool:
+    """Whether the engines are asked to iterate a dict of the state in the order of its keys, as pbem did before
+    order13 (`as_kept`); never in a poll."""
+    return _AS_KEPT.get()
+
+
+class as_kept:
+    """`with as_kept():` the lines an engine lists follow the order of the state's keys, as pbem listed them before
+    order13 (the order a state was built in memory, or sorted when loaded from the record): how `pbem verify --mail`
+    reads a refusal written then (`pbem.trust.refused`).  Nothing else ever sets it, and it changes no decision:
+    the states and events a replay makes are the same either way."""
+
+    def __enter__(self) -> None:
+        self._token = _AS_KEPT.set(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _AS_KEPT.reset(self._token)
 
 
 class Table(TypedDict):

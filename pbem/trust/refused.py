@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from pbem.engine.base import Engine
+from pbem.engine.views import as_kept
 from pbem.trust import acked, shown, told
 from pbem.trust import deal as joining
 from pbem.trust.quote import apart, clip
@@ -373,27 +374,34 @@ def hints_untrue(
 def _readings(
     replay: shown.Replay, span: list[int], seat: list[str], lines: list[str], reread: Reread
 ) -> Iterator[tuple[int, str, str, Engine, dict[str, Any], str]]:
-    """What pbem's reading says of `lines` at each position of `span` (as replayed, and as the record stores and loads
-    it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat, with the
-    engine, the state and the name it was read at; a state equal to one read before for these lines, the order of
-    its keys included, is not read again."""
-    done: set[str] = set()
+    """What pbem's reading says of `lines` at each position of `span`, for each name of the reader's seat, with the
+    engine, the state and the name it was read at.  Since order13 no engine lists lines in the order of a state's
+    keys (docs/architecture.md), so one reading of a state is pbem's now; a refusal written before listed them in the
+    order the poll held the state in: loaded from the record (sorted keys, which lists what pbem lists now) or just
+    applied, read second as replayed under `pbem.engine.views.as_kept`.  A state read before for these lines, the
+    order of its keys included, is not read again."""
+    done: set[tuple[str, bool]] = set()
     for q in span:
         state = replay.states[q]
         if joining.is_joining(state):
             continue  # (a JOIN's refusal is worded by the join step, and no acknowledgement of it says this)
-        stored = json.dumps(state, sort_keys=True)
-        for key, form in ((json.dumps(state), state), (stored, None)):
-            if key in done:
+        stored, kept = json.dumps(state, sort_keys=True), json.dumps(state)
+        for key, earlier in ((stored, False), *(((kept, True),) if kept != stored else ())):
+            if (key, earlier) in done:
                 continue
-            done.add(key)
-            form = json.loads(stored) if form is None else form
+            done.add((key, earlier))
+            form = state if earlier else json.loads(stored)
             eng = replay.reader(form)
             for player in seat:
                 try:
-                    yield (q, *reread(eng, form, player, lines), eng, form, player)
+                    if earlier:
+                        with as_kept():
+                            said = reread(eng, form, player, lines)
+                    else:
+                        said = reread(eng, form, player, lines)
                 except (KeyError, ValueError, TypeError, IndexError, AttributeError):
                     continue
+                yield (q, *said, eng, form, player)
 
 
 Status = tuple[int, str, str, str]  # (the input's position, the mail's name, its text, its HTML)

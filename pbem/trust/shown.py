@@ -12,9 +12,9 @@ reader's next visible entry (another player's secret input may be applied before
 The report's opening lines (the turn, what is asked of the reader, who is awaited, the legal orders and
 defaults: `mail/_asked.txt.j2`) are one more section (`OPENING`), their deadline's words left out (they hold the
 time the mail was written; `pbem.trust.due` checks the deadline's time).
-Each section is compared by its heading and its lines taken as a set: the rows of a table follow the order of
-the keys of the engine's state, which depends on whether the state was just applied or loaded from the record,
-and say nothing by their order (each row names its player or country).  A section the view lacks is a
+Each section is compared by its heading and its lines taken as a set: the rows of a table followed the order of
+the keys of the engine's state in mail written before order13 (whether the state was just applied or loaded from
+the record), and say nothing by their order (each row names its player or country).  A section the view lacks is a
 mismatch too.  The HTML part's sections (`mail/_sections.html.j2`) are compared the same way (`html_sections`),
 since most mail programs show that part; so are the pictures of the board (`pbem.trust.pictured`: drawn again
 from the view its sections matched, compared by their decoded pixels), and every other word of both parts and the

@@ -30,6 +30,7 @@ ALLOWED = {
     "textwrap",
     "typing",
     "fractions",
+    "contextvars",  # pure: `pbem.engine.views.as_kept`, a reading's setting for verify, per thread
     "unicodedata",  # pure: names match without accents
 }
 FORBIDDEN_HINTS = (

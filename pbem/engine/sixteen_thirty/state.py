@@ -25,6 +25,7 @@ from pbem.engine.sixteen_thirty.tables import (
     sort_cards,
     value,
 )
+from pbem.engine.views import kept_order
 
 
 # ---------------------------------------------------------------- events
@@ -268,7 +269,7 @@ def piles(st: State, p: str) -> list[tuple[str, Any]]:
     before had from its snapshots, and never the order a pile was placed in, which a state just applied in memory
     iterates (docs/architecture.md, "No order from a dict of the state")."""
     disp = st["displays"][p]
-    return [(c, disp[c]) for c in sorted(disp)]
+    return list(disp.items()) if kept_order() else [(c, disp[c]) for c in sorted(disp)]
 
 
 def influence(st: State, p: str, c: str) -> int:

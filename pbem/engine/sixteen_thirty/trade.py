@@ -19,7 +19,7 @@ from pbem.engine.sixteen_thirty.tables import (
     is_special,
     sort_cards,
 )
-from pbem.engine.views import seated
+from pbem.engine.views import kept_order
 
 TYPE_NAMES = ["ANY", "Special", "Open", *COUNTRIES, *SPECIALS, *ALL_CARD_NAMES]
 MAX_REVISIONS = 2
@@ -172,7 +172,9 @@ def reveal_offers(st: State, ev: list[Event]) -> None:
 def accept_lines(st: State) -> list[str]:
     p = active(st)
     out = []
-    for q, o in seated(trade_of(st)["offers"], st["players"]).items():
+    offers = trade_of(st)["offers"]
+    for q in list(offers) if kept_order() else sorted(offers):  # by name: the order the record loads them in
+        o = offers[q]
         giving = find_giving(st["hands"][p], o["for"])
         if giving is not None:
             out.append(f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}")
