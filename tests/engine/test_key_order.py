@@ -167,3 +167,29 @@ def test_no_answer_depends_on_the_order_of_the_states_keys(kind: str) -> None:
         f"{kind}: {found['inputs']} of {compared} inputs compared have parts that follow the order of the state's "
         f"keys (times): {dict(found)}"
     )
+
+
+def test_the_remove_default_on_a_tie_is_the_same_whatever_the_order_of_the_piles() -> None:
+    """ST-R17's default removes the cheapest card of a descendant pile; two piles each holding an Open 1 over one named
+    card tie, and on ab18255d the pile the default emptied was the first in the order of the state's keys: a
+    deadline applied to a state loaded from the record changed another pile than the same deadline in memory.  Now
+    the first by name."""
+    eng = registry.get("sixteen-thirty")
+    players = NAMES[:3]
+    st, _ = eng.setup(list(players), "order13-tie", {})
+    bots = Rng(init_state("order13-tie-bots"))
+    while st["phase"] != "remove" or len(st["displays"][st["active"]]) < 2:
+        reqs = [r for r in eng.requests(st) if not r.answered]
+        req = reqs[bots.below(len(reqs))]
+        st = eng.apply(st, req.player, choose(req, bots)).state
+    tie = stored(st)
+    p = tie["active"]
+    first, second = sorted(tie["displays"][p])[:2]
+    tie["displays"][p] = {
+        second: {"cards": [f"{second} 2", "Open 1"], "desc": True},
+        first: {"cards": [f"{first} 3", "Open 1"], "desc": True},
+    }
+    after = {json.dumps(apply_defaults(eng, form).state, sort_keys=True) for form in (tie, reversed_keys(tie))}
+    assert len(after) == 1
+    (removed,) = after
+    assert json.loads(removed)["displays"][p][first]["cards"] == [f"{first} 3"]
