@@ -418,6 +418,7 @@ RULINGS: dict[str, str] = {
         "When you send nothing by the deadline. You place nothing and make no trade and no\n"
         "Special; a vote keeps things as they are (peace, no rearming, the current faction; BLUE in\n"
         "an ALIGN vote); a vote you must call is an ALIGN or SWITCH vote where your pile is largest;\n"
-        "a card you must give up is your lowest, Open cards first where ST-R13 allows.\n"
+        "a card you must give up is your lowest, Open cards first where ST-R13 allows (the same card on\n"
+        "two piles: from the pile whose country's name comes first).\n"
     ),
 }
