@@ -188,7 +188,7 @@ def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backu
     where = shown(restore.url)
     started = time.monotonic()
     try:
-        got = restored(path, restore.url, started + restore.seconds, MARK)
+        got = restored(path, restore.url, started + restore.seconds, MARK, chains.reader(started + restore.seconds))
     except backup.Late as exc:
         c.bad(f"{path.name}: {exc} ({restore.seconds:.0f} s): whether it restores is not known; give --within more")
         return None
@@ -208,12 +208,13 @@ def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backu
         return None
     if got.revision != schema:
         c.bad(f"{path.name}: restored, holds schema {got.revision}, the manifest says {schema}")
-    for said in backup.unlike(got):  # (read by the probe, and said nowhere before walk11)
+    for said in backup.unlike(got) + chains.told(got.broken):  # (said nowhere before walk11; chains since costs27)
         c.bad(f"{path.name}: restored, {said}")
+    chained = ", each one's hash chain checking" if got.keys and not got.broken else ""  # read since costs27
     c.good(
         f"{path.name}: restores into PostgreSQL at {where} in {time.monotonic() - started:.1f} s: schema "
-        f"{got.revision} ({standing(got.revision)}), {count(len(got.keys), 'game')}{backup.agreed(got)} (the scratch "
-        "database is dropped)"
+        f"{got.revision} ({standing(got.revision)}), {count(len(got.keys), 'game')}{chained}{backup.agreed(got)} "
+        "(the scratch database is dropped)"
     )
     return got if got.revision is not None else None
 

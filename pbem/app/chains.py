@@ -6,10 +6,12 @@ SQLite seeing it: its `quick_check` follows each overflow page's number of the n
 chain sees it: each entry's hash is over its content and the previous hash, so a changed event breaks the chain at
 that entry (or cannot be read at all: text that is no UTF-8 any more).  Nothing read the chain of the record
 itself but an export (walk10's generator found page 55 of a small home, an event's, unseen by every check).
+A pg_dump restored by `pbem backup --check --restore-into` has its chains read the same way (`reader`, costs27).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,6 +59,12 @@ def _broken(s: Unit, games: list[tuple[int, str]], deadline: float | None) -> li
         if not said.startswith("ok "):
             found.append(f"{name} ({said})")
     return found
+
+
+def reader(deadline: float | None) -> Callable[[Unit, list[tuple[int, str]]], list[str]]:
+    """What reads the chains of a pg_dump restored into a scratch database (`pbem.record.restore_probe.restored`):
+    `broken_in`'s reading on its unit, `backup.Late` past `deadline` (costs27: none was read there before)."""
+    return lambda s, games: _broken(s, games, deadline)
 
 
 def told(broken: list[str]) -> list[str]:

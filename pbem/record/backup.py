@@ -91,6 +91,9 @@ class Opened:
     # the mails still to send whose bytes are not those queued (`outbox.intact`, migration 0024): an overflow page
     # overwritten, which SQLite's quick_check does not see (walk10)
     unlike: list[int] = field(default_factory=list)
+    # each game whose hash chain does not check, as `pbem.app.chains.told` names it: read on a restored pg_dump
+    # (`restore_probe.restored`, costs27); a SQLite copy's are read apart (`chains.copy_told`)
+    broken: list[str] = field(default_factory=list)
 
 
 def held(conn: Any, tables: set[str], mark: bytes, problems: list[str] | None = None, param: str = "?") -> Opened:
@@ -268,7 +271,7 @@ def copy_unit(path: Path) -> Iterator[tuple[Unit, list[tuple[int, str]]]]:
     engine = create_engine("sqlite://", creator=connect)
     try:
         with Unit(bind=engine) as s:
-            yield s, _games(s)
+            yield s, listed_games(s)
     finally:
         engine.dispose()
 
@@ -279,10 +282,10 @@ def live_unit(url: str) -> Iterator[tuple[Unit, list[tuple[int, str]]]]:
     from pbem.record.db import reading
 
     with reading(url) as conn, Unit(bind=conn) as s:
-        yield s, _games(s)
+        yield s, listed_games(s)
 
 
-def _games(s: Unit) -> list[tuple[int, str]]:
+def listed_games(s: Unit) -> list[tuple[int, str]]:
     from sqlalchemy import select
 
     from pbem.record import models

@@ -5,7 +5,9 @@ rows cut short, a dump of a newer server) passed.  `restored` makes a new, empty
 names (`pbem_restore_check_HOST_PID_RANDOM`: never the URL's own database, nor any other, is written to),
 restores the dump into it with `pg_restore --exit-on-error --single-transaction`, reads what a SQLite backup's
 check reads (`pbem.record.backup.Opened`: the schema revision, every game's sealed signing key, the queued mails
-sealed under `outbox.key`, the key's check value), and drops it, all by one deadline.  The URL's role needs the
+sealed under `outbox.key`, the key's check value), and, given `chains`, each game's hash chain as the SQLite copy's
+is read (`pbem.app.chains`, costs27: on a restored dump none was read, so an event changed in the database before
+its dump passed), and drops it, all by one deadline.  The URL's role needs the
 right to create databases (CREATEDB); a check killed before it could drop its database leaves it, and the next
 check on this machine drops it once its process is gone.
 """
@@ -18,13 +20,19 @@ import os
 import secrets
 import socket
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from time import monotonic
 from typing import Any
 
-from pbem.record.backup import Late, Opened, held, pg_restore
+from pbem.record.backup import Late, Opened, held, listed_games, pg_restore
+from pbem.record.db import Unit
 from pbem.record.files import running
+
+#: What reads each game's chain on a unit of the restored database, given its games' (id, name): the lines that
+#: say which do not check (`pbem.app.chains.read`; the record layer knows no chain).
+Chains = Callable[[Unit, list[tuple[int, str]]], list[str]]
 
 PREFIX = "pbem_restore_check_"
 CONNECT = 10.0  # seconds a connection to the server may take (at most)
@@ -130,11 +138,27 @@ def _read(conn: Any, mark: bytes) -> Opened:
     return held(conn, tables, mark, param="%s")
 
 
-def restored(dump: Path, url: str, deadline: float, mark: bytes) -> Opened:
-    """Restore `dump` into a scratch database on `url`'s server, read it, drop it, by `deadline`: Late past it,
-    OSError when pg_restore cannot restore it (its first line), ValueError for a URL that is no PostgreSQL one,
-    psycopg.Error when the server refuses (no right to create a database, a wrong password)."""
+def restored(dump: Path, url: str, deadline: float, mark: bytes, chains: Chains | None = None) -> Opened:
+    """Restore `dump` into a scratch database on `url`'s server, read it (with `chains`, each game's chain too:
+    `Opened.broken`), drop it, by `deadline`: Late past it, OSError when pg_restore cannot restore it (its first
+    line), ValueError for a URL that is no PostgreSQL one, psycopg.Error when the server refuses (no right to create
+    a database, a wrong password)."""
     with scratch(url, deadline) as name:
         _load(dump, url, name, deadline)
         with _connect(url, name, deadline) as conn:
-            return _read(conn, mark)
+            got = _read(conn, mark)
+        if chains is None or got.revision is None:
+            return got
+        return replace(got, broken=_chains(url, name, deadline, chains))
+
+
+def _chains(url: str, name: str, deadline: float, chains: Chains) -> list[str]:
+    """`chains` on a unit of the scratch database `name`, each statement by `deadline`."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine("postgresql+psycopg://", creator=lambda: _connect(url, name, deadline))
+    try:
+        with Unit(bind=engine) as s:
+            return chains(s, listed_games(s))
+    finally:
+        engine.dispose()
