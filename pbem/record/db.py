@@ -478,6 +478,33 @@ def patience(seconds: float) -> Iterator[None]:
         _PATIENCE.seconds = before
 
 
+@contextmanager
+def answered_by(deadline: float) -> Iterator[None]:
+    """This thread's PostgreSQL waits end by `deadline` (`time.monotonic()`) at the latest, each at most `patience`'s
+    or `PG_ANSWER_DEADLINE` (`pbem backup --check --restore-into`'s `--within`, costs27)."""
+    before = getattr(_PATIENCE, "until", None)
+    _PATIENCE.until = deadline
+    try:
+        yield
+    finally:
+        _PATIENCE.until = before
+
+
+def _answer_seconds() -> float:
+    seconds = getattr(_PATIENCE, "seconds", None) or PG_ANSWER_DEADLINE
+    until = getattr(_PATIENCE, "until", None)
+    return seconds if until is None else max(0.1, min(seconds, until - time.monotonic()))
+
+
+def pg_connect(params: dict[str, Any]) -> Any:
+    """A psycopg connection made outside the engines (`pbem.record.restore_probe`) with the engines' bounds on every
+    wait: its host names resolved within its connect timeout (`_resolved`), pbem's keepalives (a URL's own win),
+    and each wait for the server ended at its deadline (`_Answers`, `answered_by`).  Before costs27 the scratch
+    database's connection had none of them: a server silent mid-statement, or a resolver that never answered, held
+    `pbem backup --check --restore-into` past its `--within` until the command's deadline ended it."""
+    return _pg_connection_class().connect(**_resolved({**PG_KEEPALIVES, **params}))
+
+
 class _Answers:
     """The one thread that ends a wait for the server at its deadline, by shutting the connection's socket:
     the driver's read then ends at once with an error.  Arming and disarming cost a lock and a dict entry
@@ -544,7 +571,7 @@ def _pg_connection_class() -> type[Any]:
 
     class DeadlineConnection(psycopg.Connection[Any]):
         def wait(self, *args: Any, **kwargs: Any) -> Any:
-            seconds = getattr(_PATIENCE, "seconds", None) or PG_ANSWER_DEADLINE
+            seconds = _answer_seconds()
             token = _ANSWERS.arm(self.pgconn.socket, seconds)
             try:
                 got = super().wait(*args, **kwargs)

@@ -69,17 +69,18 @@ def shown(url: str) -> str:
 
 def _connect(url: str, database: str | None, deadline: float) -> Any:
     """A psycopg connection (autocommit) to `url`'s server, on `database`, whose statements end by `deadline`."""
-    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from pbem.record.db import pg_connect
 
     plain, env = _plain(url, database)
     left = max(1.0, deadline - monotonic())
-    return psycopg.connect(
-        plain,
-        password=env.get("PGPASSWORD"),
-        autocommit=True,
-        connect_timeout=max(1, int(min(CONNECT, left))),
-        options=f"-c statement_timeout={int(left * 1000)}",
-    )
+    params = conninfo_to_dict(plain)
+    params |= {"autocommit": True, "connect_timeout": max(1, int(min(CONNECT, left)))}
+    params["options"] = f"-c statement_timeout={int(left * 1000)}"
+    if env.get("PGPASSWORD"):
+        params["password"] = env["PGPASSWORD"]
+    return pg_connect(params)  # names resolved, keepalives, each wait ended by the deadline (`restored`)
 
 
 @contextlib.contextmanager
@@ -143,13 +144,20 @@ def restored(dump: Path, url: str, deadline: float, mark: bytes, chains: Chains 
     `Opened.broken`), drop it, by `deadline`: Late past it, OSError when pg_restore cannot restore it (its first
     line), ValueError for a URL that is no PostgreSQL one, psycopg.Error when the server refuses (no right to create
     a database, a wrong password)."""
-    with scratch(url, deadline) as name:
-        _load(dump, url, name, deadline)
-        with _connect(url, name, deadline) as conn:
-            got = _read(conn, mark)
-        if chains is None or got.revision is None:
-            return got
-        return replace(got, broken=_chains(url, name, deadline, chains))
+    from pbem.record.db import answered_by
+
+    try:
+        with answered_by(deadline), scratch(url, deadline) as name:  # (every wait for the server: costs27)
+            _load(dump, url, name, deadline)
+            with _connect(url, name, deadline) as conn:
+                got = _read(conn, mark)
+            if chains is None or got.revision is None:
+                return got
+            return replace(got, broken=_chains(url, name, deadline, chains))
+    except Exception as exc:
+        if monotonic() < deadline or "did not answer within" not in str(exc):
+            raise
+        raise Late("the PostgreSQL server did not answer by the deadline") from None
 
 
 def _chains(url: str, name: str, deadline: float, chains: Chains) -> list[str]:

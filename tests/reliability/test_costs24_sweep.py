@@ -131,6 +131,11 @@ WAITS: dict[str, tuple[frozenset[str], str, str]] = {
         "tests/mail/test_costs25_hostile_servers.py",
         "test_a_hostile_server_ends_the_run_by_its_deadline_and_loses_nothing",
     ),
+    "the PostgreSQL server `backup --check --restore-into` names, silent mid-statement (costs27)": (
+        frozenset({"backup"}),
+        "tests/reliability/test_costs27_waits.py",
+        "test_a_server_silent_mid_statement_ends_the_restored_check_by_its_within",
+    ),
     "a FIFO among the inbox's messages": (
         frozenset({"poll"}),
         "tests/reliability/test_costs4_maildir.py",
