@@ -52,9 +52,9 @@ def _broken(s: Unit, games: list[tuple[int, str]], deadline: float | None) -> li
     from pbem.record.backup import Late, now
 
     found = []
-    for game_id, name in games:
+    for read, (game_id, name) in enumerate(games):
         if deadline is not None and now() > deadline:
-            raise Late(f"{len(games):,} games' chains had not all been read at the deadline")
+            raise Late(f"the chains of {read:,} of {len(games):,} games had been read at the deadline")
         said = verdict(s, game_id)
         if not said.startswith("ok "):
             found.append(f"{name} ({said})")
@@ -87,15 +87,22 @@ def copy_told(path: Path, got: Opened, deadline: float | None = None) -> list[st
     return told(broken_in(path, deadline))
 
 
-def record_line(url: str) -> tuple[str, bool]:
-    """`pbem check`'s line on the home's record, each game's chain read (walk12), and whether it found damage."""
+def record_line(url: str, deadline: float | None = None) -> tuple[str, bool | None]:
+    """`pbem check`'s line on the home's record, each game's chain read (walk12) until `deadline` (`backup.now()`), and
+    whether it found damage (None: not all read by the deadline, said: costs27, the command's deadline ended it)."""
     from pbem.engine.words import count
-    from pbem.record.backup import live_unit
+    from pbem.record.backup import Late, live_unit
     from pbem.record.db import damage_of, damaged_line
 
     try:
         with live_unit(url) as (s, games):
-            broken = _broken(s, games, None)
+            broken = _broken(s, games, deadline)
+    except Late as exc:
+        return (
+            f"FAIL  the record: late: {exc}, none broken so far; the rest was not read (give it more time: "
+            "[limits] command_deadline, or PBEM_COMMAND_DEADLINE)",
+            None,
+        )
     except Exception as exc:  # a record that cannot be read: the checks above still said what they found
         if isinstance(exc, DatabaseDamaged) or (words := damage_of(exc)) is not None:
             return f"FAIL  the record: {exc if isinstance(exc, DatabaseDamaged) else damaged_line(words or '')}", True

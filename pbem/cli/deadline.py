@@ -176,6 +176,14 @@ def stop() -> None:
     _dog = None
 
 
+def left() -> float | None:
+    """The seconds left before the armed command deadline (None: none armed): a step that can stop and say how far it
+    got (`pbem check`'s chains) stops before it, told, rather than be ended by it (costs27)."""
+    if _dog is None:
+        return None
+    return max(0.0, _dog.started + _dog.seconds - time.monotonic())
+
+
 def current() -> tuple[str, float, str] | None:
     """(command, seconds, setting) of the armed deadline, or None (tests)."""
     return None if _dog is None else (_dog.command, _dog.seconds, _dog.setting)
