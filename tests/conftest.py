@@ -140,6 +140,42 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         growth.close_left(before)
 
 
+_GLOBALS_AT_START: dict[str, object] = {}
+_STATE_REPORT: list[object] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The process-wide settings as the worker's first test found them (`tests.leftovers`)."""
+    if not _GLOBALS_AT_START:
+        from tests import leftovers
+
+        _GLOBALS_AT_START.update(leftovers.read())
+        if os.environ.get("PBEM_WORKER_STATE"):
+            _STATE_REPORT.append(
+                leftovers.Report(os.environ["PBEM_WORKER_STATE"], os.environ.get("PYTEST_XDIST_WORKER", "gw"))
+            )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a test file's module fixtures are torn down (the next test is another file's, or none): what it left set
+    for the files after it (`tests.leftovers`: a tracer, `tracemalloc`, the collector off, a switch interval, a
+    deadline armed) fails its last test, and is set back so that the next files run as they would alone (costs27)."""
+    yield
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    from tests import leftovers
+
+    now = leftovers.read()
+    found = leftovers.left(_GLOBALS_AT_START, now)
+    for report in _STATE_REPORT:  # (its canary read before anything is set back: what the leftover costs)
+        assert isinstance(report, leftovers.Report)
+        report.write(str(item.path), found)
+    leftovers.restore(_GLOBALS_AT_START, now)
+    if found:
+        pytest.fail(f"{item.path.name} left set for the files after it: {'; '.join(found)}", pytrace=False)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests first (`LONG_FIRST`, in that order), every other test after them in its usual order."""
 
