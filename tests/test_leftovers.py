@@ -56,3 +56,21 @@ def test_each_global_a_test_leaves_set_is_named_and_set_back(name: str) -> None:
         leftovers.restore(before, leftovers.read())
     assert len(found) == 1 and found[0].startswith(f"{name} ("), found
     assert leftovers.left(before, leftovers.read()) == []
+
+
+def test_a_test_servers_connections_end_with_it() -> None:
+    """`tests.mail.test_deadlines.server`'s handler threads (a server that stays silent reads on for 60 s, one that
+    drips for as long) ended with the test that made them: on ab18255d a silent one was alive in the worker through
+    the next two test files (`PBEM_WORKER_STATE`'s report after test_costs19_waits.py and test_costs19_warnings.py)."""
+    import socket
+
+    from tests.mail.test_deadlines import _run, server
+    from tests.reliability.test_waits_servers import silent
+
+    with socket.socket() as client:  # a client that outlives the server (pbem's connection given up, not closed)
+        with server(silent) as (port, _):
+            client.connect(("127.0.0.1", port))
+            client.sendall(b"hello\r\n")
+            while not any(getattr(t, "_target", None) is _run for t in threading.enumerate()):
+                threading.Event().wait(0.01)  # the server accepted it
+        assert not [t for t in threading.enumerate() if getattr(t, "_target", None) is _run]

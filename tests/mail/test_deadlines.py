@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import socket
@@ -37,6 +38,7 @@ def server(handler: Callable[[socket.socket, list[bytes]], None]) -> Iterator[tu
     listener = socket.create_server(("127.0.0.1", 0))
     log: list[bytes] = []
     stop = threading.Event()
+    served: list[tuple[socket.socket, threading.Thread]] = []
 
     def serve() -> None:
         listener.settimeout(0.2)
@@ -47,7 +49,9 @@ def server(handler: Callable[[socket.socket, list[bytes]], None]) -> Iterator[tu
                 continue
             except OSError:
                 return
-            threading.Thread(target=_run, args=(handler, conn, log), daemon=True).start()
+            handling = threading.Thread(target=_run, args=(handler, conn, log), daemon=True)
+            served.append((conn, handling))
+            handling.start()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -57,6 +61,14 @@ def server(handler: Callable[[socket.socket, list[bytes]], None]) -> Iterator[tu
         stop.set()
         listener.close()
         thread.join(5)
+        # each connection's handler ends with its test (costs27: a silent handler read on for 60 s in the worker,
+        # through the next test files, `PBEM_WORKER_STATE`'s report): its socket shut, its thread waited for
+        for conn, handling in served:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+            handling.join(5)
+    alive = [t.name for _, t in served if t.is_alive()]  # (not said over a failure of the test itself)
+    assert not alive, f"the server's handlers {alive} outlive their test: each must end once its socket is shut"
 
 
 def _run(handler, conn: socket.socket, log: list[bytes]) -> None:
