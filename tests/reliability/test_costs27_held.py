@@ -9,10 +9,16 @@ class once.  Held with the collector off (`tests.growth.held`), as a long run be
 
 The suite reads 40 and 160 generated mails (8 header shapes, read and dropped: nothing of them need stay):
 over on ab18255d, not here.  `PBEM_FULL_SIZE=1` also reads the sweep's case itself at 64 and 256 mails.
+
+A player's mail stored up to `[mail] max_stored_player`'s most, 64 MiB (`config.MOST_STORED`): costs26 read the
+poll's stages on one mail at 1 MiB (`tests.reliability.mailbytes26`, stored up to 4 MiB); `PBEM_COSTS27_MIB=16` (or
+64) reads its shapes at that many MiB, stored up to 64 MiB, each held to the same bound (each shape some minutes at
+16 MiB under load: a forked child each, `tests.growth.alone` given 30 minutes).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import tempfile
 from collections.abc import Callable
@@ -23,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import growth
 from tests.growth import held, held_growth
 from tests.sizes import FULL
 
@@ -84,3 +91,20 @@ def test_verify_sent_holds_a_few_kb_a_mail_past_its_knee() -> None:
     small, large = held(_verify_sent(64)), held(_verify_sent(256))
     per_mail = (large - small) / 192
     assert per_mail <= 4096, f"verify --sent: {small:,} bytes at 64 mails, {large:,} at 256 ({per_mail:,.0f} a mail)"
+
+
+STORED_MIB = int(os.environ.get("PBEM_COSTS27_MIB", "0") or 0)
+
+
+@pytest.mark.skipif(not STORED_MIB, reason="a mail of 16 or 64 MiB stored whole: PBEM_COSTS27_MIB=16")
+@pytest.mark.parametrize("shape", ["a body of lines", "a body in 8-bit UTF-8", "one long line", "References of ids"])
+def test_a_mail_stored_up_to_64_mib_is_read_within_the_bound(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pbem.home.config import MOST_STORED
+    from tests.reliability import mailbytes26
+
+    monkeypatch.setattr(mailbytes26, "MAX_STORED", MOST_STORED)
+    monkeypatch.setattr(
+        growth.alone, "__kwdefaults__", {"wait": 1800.0, "tries": 1}
+    )  # (a 16 MiB mail traced takes minutes)
+    n, peak, ratio = mailbytes26.held_per_byte(shape, STORED_MIB * 1024 * 1024)
+    assert ratio <= mailbytes26.bound(shape), f"{shape}: {n:,} bytes held {peak:,} at the peak ({ratio:.1f} a byte)"
