@@ -7,7 +7,7 @@ cycle only the cyclic collector frees, and the modern parser (`pbem.trust.addres
 DKIM evidence, the export's checks) asks it for every header of every mail.  `addresses._Registry` makes each kind's
 class once.  Held with the collector off (`tests.growth.held`), as a long run between two collections holds them.
 
-The suite reads 40 and 160 generated mails (8 header shapes, read and dropped: nothing of them need stay):
+The suite reads 20 and 80 generated mails (8 header shapes, read and dropped: nothing of them need stay):
 over on ab18255d, not here.  `PBEM_FULL_SIZE=1` also reads the sweep's case itself at 64 and 256 mails.
 
 A player's mail stored up to `[mail] max_stored_player`'s most, 64 MiB (`config.MOST_STORED`): costs26 read the
@@ -33,9 +33,9 @@ from tests import growth
 from tests.growth import held, held_growth
 from tests.sizes import FULL
 
-#: What 120 more mails, each read and dropped, may add to the peak: none of them is kept, but the parser compiles a
-#: pattern for each multipart mail's boundary, kept in `re`'s cache of at most 512 (some 1.2 KB each: 70 KB here);
-#: on ab18255d 5.4 MB (44 KB a mail).
+#: What 60 more mails, each read and dropped, may add to the peak: none of them is kept, but the parser compiles a
+#: pattern for each multipart mail's boundary, kept in `re`'s cache of at most 512 (some 1.2 KB each: 34 KB here);
+#: on ab18255d 2.6 MB (43 KB a mail).
 MORE_HELD = 256 * 1024
 
 _NAMES = ["Alice", "Bob Smith", "=?utf-8?q?Jos=C3=A9?=", '"Carol, Q."', "D (the duke)"]
@@ -75,8 +75,8 @@ def _reading(k: int) -> Callable[[], object]:
 
 
 def test_reading_mails_one_after_another_leaves_nothing_of_each_behind() -> None:
-    g = held_growth(_reading, 40)
-    assert g.large - g.small <= MORE_HELD, f"parse_sent of 40 and 160 mails: {g}"
+    g = held_growth(_reading, 20)
+    assert g.large - g.small <= MORE_HELD, f"parse_sent of 20 and 80 mails: {g}"
 
 
 def _verify_sent(k: int) -> Callable[[], object]:
