@@ -1,4 +1,4 @@
-"""Secrecy at scale: 1,000 seeded bot games of every shipped kind (in CI; 100 in the README's test command), each
+"""Secrecy at scale: 1,000 seeded bot games of every shipped kind (in CI; 30 in the README's test command), each
 played to its end, each player's report rendered through the same template path as the mail and
 checked against the hidden items of every other player at that moment.
 
@@ -48,11 +48,12 @@ from pbem.render.templates import render
 from tests.secrets_by_kind import HIDDEN
 from tests.sizes import size
 
-# The README's test command plays games 0-99 of each kind (about 12 CPU s in all; 0-249 until suite6, 30 CPU s);
-# `.ci/run` plays the whole 1,000 the issue promised in its step after it (`PBEM_SECRECY_GAMES=1000`, or
-# `PBEM_FULL_SIZE=1`: `tests.sizes`), so the suite keeps inside its 10-minute budget and every CI run still checks
-# the 4,000 games.
-GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", str(size(1000, 100))))
+# The README's test command plays games 0-29 of each kind (about 4 CPU s in all; 0-99 until suite12, 12 CPU s; 0-249
+# until suite6, 30 CPU s): a game's player count is its number modulo 3 and its timeouts its number modulo 5, so the
+# 30 play each of the 15 shapes twice (`test_the_sample_plays_every_shape`); `.ci/run` plays the whole 1,000 the
+# issue promised in its step after it (`PBEM_SECRECY_GAMES=1000`, or `PBEM_FULL_SIZE=1`: `tests.sizes`), so the
+# suite keeps inside its 10-minute budget and every CI run still checks the 4,000 games.
+GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", str(size(1000, 30))))
 # test cases per kind, so that no case is much longer than the longest kind in one piece (dynasties, about
 # 40 CPU seconds for 1,000 games; sixteen-thirty is about four times that); kinds not listed: one
 PARTS = {"sixteen-thirty": 4}
@@ -256,6 +257,14 @@ def test_the_parts_of_a_kind_play_every_game() -> None:
         played = sorted(g for part in range(parts) for g in range(GAMES)[part::parts])
         assert played == list(range(GAMES)), kind
         assert sum(1 for c in CASES if c.values[0] == kind) == parts
+
+
+def test_the_sample_plays_every_shape() -> None:
+    """Every count of players a kind is played with, with and without timeouts (`_play_and_check`)."""
+    for kind in registry.available():
+        sizes = PLAYERS.get(kind) or sorted({registry.get(kind).min_players, registry.get(kind).max_players})
+        shapes = {(sizes[g % len(sizes)], g % 5 == 0) for g in range(GAMES)}
+        assert shapes == {(n, t) for n in sizes for t in (False, True)}, (kind, shapes)
 
 
 @pytest.mark.slow
