@@ -103,10 +103,46 @@ def _bot_events(kind: str, games: int = 3) -> list[dict]:
     return out
 
 
+def _kind_of_rule(rule: dict) -> object:
+    """The event kind K of a rule `if kind is K then ...` of a kind's schema, or None for a rule of another shape."""
+    if set(rule) <= {"if", "then", "else"} and "else" not in rule and set(rule["if"]) == {"properties"}:
+        props = rule["if"]["properties"]
+        if set(props) == {"kind"} and set(props["kind"]) == {"const"} and isinstance(props["kind"]["const"], str):
+            return props["kind"]["const"]
+    return None
+
+
+class _ByKind:
+    """`_event_validator(kind)` that checks each event against the rules of its own event kind alone.
+
+    A kind's schema is an `allOf` of rules `if kind is K then ...` (25 to 51 of them): for an event whose kind is
+    not K the rule's `if` fails and the rule checks nothing, so leaving it out finds the same errors.  Each event was
+    tried against every `if` (3.9 of the four kinds' 5 CPU s, 2,677 Sixteen Thirty events against 51); now against
+    its own.  A rule of another shape stays for every event, and an event without a kind (a string) is checked by
+    the whole schema."""
+
+    def __init__(self, kind: str) -> None:
+        self.whole = _event_validator(kind)
+        self.defs = json.loads(SCHEMA.read_text())["$defs"]
+        self.name = "events_" + kind.replace("-", "_")
+        self.own: dict[str, object] = {}
+
+    def iter_errors(self, ev: dict):
+        k = ev.get("kind")
+        if not isinstance(k, str):
+            return self.whole.iter_errors(ev)
+        if k not in self.own:
+            mine = dict(self.defs[self.name])
+            mine["allOf"] = [r for r in mine["allOf"] if _kind_of_rule(r) in (None, k)]
+            defs = dict(self.defs, **{self.name: mine})
+            self.own[k] = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{self.name}", "$defs": defs})
+        return self.own[k].iter_errors(ev)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("kind", list(BOT_PLAYERS))
 def test_every_event_of_a_bot_game_matches_the_schema_of_its_kind(kind: str) -> None:
     events = _bot_events(kind)
-    v = _event_validator(kind)
+    v = _ByKind(kind)
     for ev in events:
         errors = [f"{e.json_path}: {e.message[:200]}" for e in v.iter_errors(ev)]
         assert not errors, f"{kind} {ev['kind']} ({ev['text'][:80]}): {errors}"
