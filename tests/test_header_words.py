@@ -75,5 +75,11 @@ def test_a_long_header_is_read_in_time_linear_in_its_length() -> None:
     # Eight times the words: linear is 8, quadratic 64.  One charset: its run is joined once (joining it word
     # by word copied it again for each word: 21 times the time for 8 times the words).
     assert len(" =?u?q?," * 100) > SHORT / 4
-    small, large = min(spent(40_000) for _ in range(2)), min(spent(320_000) for _ in range(2))
+    # The large size is read again only if its first reading is over the bound (`tests.growth.least`'s `within`):
+    # a busy machine only ever adds time, so a first reading within it is the least's bound too (1.1 of the test's
+    # 2.5 CPU s went to a second reading that could not change the outcome).
+    small = min(spent(40_000) for _ in range(2))
+    large = spent(320_000)
+    if large / max(small, 1e-3) >= 12:
+        large = min(large, spent(320_000))
     assert large / max(small, 1e-3) < 12, (small, large)
