@@ -19,6 +19,7 @@ The shapes (see tests/reliability/test_stage_costs.py and test_header_costs.py f
 
 from __future__ import annotations
 
+import datetime
 import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -135,6 +136,22 @@ def world(tmp_path_factory) -> Iterator[World]:
         w.cfg.trust_authentication_results = TRUSTED
         yield w
         w.con.close()
+
+
+#: when the mails `_earlier_mails_small` sends are received: after every mail a test handles (at `WHEN`)
+LATER = WHEN + datetime.timedelta(days=1)
+
+
+@pytest.fixture(autouse=True)
+def _earlier_mails_small(world: World) -> None:
+    """Alice's newest accepted mails, before each test: three short presses received after every mail the tests
+    handle.  A mail refused with orders is decided again with the lines of the sender's three newest accepted mails
+    of the game (`pbem.app.footprints`), and every mail here is received at `WHEN`: the three were any of the earlier
+    shapes' mails, up to 64,000 characters each.  Read again, they were a constant 0.55 s in each reading of a
+    refused shape (the trusted Authentication-Results ones: 0.019 s, then 0.58 s once an earlier shape's mails were
+    the three), which hid the shape's own growth under it and cost 7 of the file's 10 CPU s."""
+    for _ in range(3):
+        polling.contained(Home.of(world.cfg), _mail("", "PRESS TO ALL\r\nhello\r\nEND PRESS\r\n", False), LATER)
 
 
 @pytest.fixture(scope="module")
