@@ -178,3 +178,16 @@ def test_the_press_is_relayed_and_the_results_are_read(world: World) -> None:
     failing = f"Authentication-Results: {TRUSTED}; dmarc=fail header.from=players.test\r\n"
     got = polling.contained(Home.of(world.cfg), _mail(failing, "PASS\r\n", False), WHEN)
     assert got.kind == "rejected", got
+
+
+def test_a_refused_shape_reads_again_only_the_short_earlier_mails(world: World) -> None:
+    """Last in the file, after every shape: the mails a refused one is decided again with (`pbem.app.footprints`)
+    are the three short presses `_earlier_mails_small` sent, not the shapes' mails (which the readings of every
+    refused shape carried, 0.55 s each, until suite12)."""
+    from pbem.record import lookups, store
+
+    with Home.of(world.cfg).units() as s:
+        game = store.game_by_name(s, "hh")
+        assert game is not None and game.id is not None
+        earlier = lookups.earlier_mails(s, game.id, "Alice")
+    assert len(earlier) == lookups.EARLIER and all(len(raw) < 2_000 for raw in earlier), [len(r) for r in earlier]
