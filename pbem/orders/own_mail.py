@@ -47,12 +47,13 @@ from typing import overload
 from pbem.orders.furniture import MARKER, QUOTE_RUN, header_block_at, unquoted
 from pbem.orders.openers import labelled_by_other
 from pbem.orders.own_quotes import changed_in_rewrapped, depth, marked_off, unquote_typed
-from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
+from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked_lines, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
 PLACES = 512  # places of one word run in the sent mails remembered (repetitive lists), at most
 WORK = 2  # look-ups a word of the reply, a place tried counted as one more, while `_SentIndex` finds the chains
+FINDS = 64  # runs a reply looks up by searching the sent words (`_SentIndex.places_of`), at most
 HEADER_LINES = 10  # "Label: value" lines above a copy dropped with it, at most
 ABOVE = 12  # lines with words between a copy and a client's header block above it (an answer typed there), at most
 _WORD = re.compile(r"\w+")
@@ -213,29 +214,93 @@ def _chains(index: _SentIndex, sent: list[str], stream: list[str]) -> tuple[_Fou
 
 class _SentIndex:
     """The sent mails' words as one stream, as `_places` counts them (`GRAM` gaps between two mails, no run spans
-    them), with each word's places: a run's places are those of its first word followed by the run's other words.
+    them): a run's places are where its words follow each other there.
     Cheaper than `_places`, which joins and hashes every run of every sent text (two a reply: its plain part and
     its HTML part, a thousand runs): a reply's quote is mostly one long chain, whose run is looked up once at its
     start and followed word by word (`_Indexed.chains`).  `plain`: no word is at more than `PLACES` places (else
-    `_places` keeps its first `PLACES` places per run, and the reader goes that way)."""
+    `_places` keeps its first `PLACES` places per run, and the reader goes that way); `counts`: each word's places,
+    how many (`Counter`, in C).  A run is found by searching the words joined by spaces for its words so joined
+    (`str.find`, in C), its place counted by the spaces before it: a reply to a report looks up about 20 runs (the
+    lines above its quote, and where the quote starts), and each word's places indexed in a Python loop over the
+    report's two parts cost 1.95 M instructions a reply, a quarter of the copy search.  After `FINDS` searches the
+    places are indexed that way all the same (`_at`: a reply of many words the sent mails lack, or of many short
+    pieces of them), so a reply costs at most `FINDS` passes over the sent words in C."""
 
     def __init__(self, sent: list[str]) -> None:
         self.words: list[str | None] = []
+        tokens: list[str] = []  # the words, a line break for each gap: joined by spaces for the searches
         self.runs = 0
         for t in sent:
             words = _words(t)
             self.runs += max(len(words) - GRAM + 1, 0)
             self.words += words
             self.words += [None] * GRAM  # no run spans two sent mails, nor follows one past its end
-        at: defaultdict[str | None, list[int]] = defaultdict(list)
-        for p, w in enumerate(self.words):
-            at[w].append(p)
-        at.pop(None, None)
-        self.at = at
-        self.plain = max(map(len, at.values()), default=0) <= PLACES
+            tokens += words
+            tokens += _GAP
+        self.tokens = tokens
+        self.known = set(self.words)  # the words sent (and None)
+        self.plain = _at_most(self.words, PLACES)
+        self.joined = ""  # " w1 w2 ... ", made on the first search: every word has one space before it
+        self.finds = FINDS  # searches left before the places are indexed (`_at`)
+        self.at: dict[str, list[int]] | None = None
+        self.tried = 0  # places of a run's first word tried by the last `places_of` (the index's look-ups)
 
     def found_at(self, stream: list[str]) -> _Indexed:
         return _Indexed(stream, self)
+
+    def places_of(self, run: list[str]) -> list[int]:
+        """Where the words of `run` (`GRAM` of them) follow each other in the sent words, in order; `tried`: the
+        places of its first word the index tried (a search is bounded by `FINDS` instead)."""
+        self.tried = 0
+        if not all(map(self.known.__contains__, run)):
+            return []  # a word of it is not sent (the writer's own lines, mostly): no search
+        if self.finds > 0:
+            self.finds -= 1
+            if not self.joined:
+                self.joined = " " + " ".join(self.tokens) + " "
+            joined, wanted = self.joined, " " + " ".join(run) + " "  # no word holds a space or a line break
+            found: list[int] = []
+            place, seen = 0, 0
+            at = joined.find(wanted)
+            while at >= 0:
+                place += joined.count(" ", seen, at)
+                seen = at
+                found.append(place)
+                at = joined.find(wanted, at + 1)
+            return found
+        if self.at is None:
+            self.at = self._at()
+        words, tried = self.words, self.at.get(run[0], ())
+        self.tried = len(tried)
+        return [p for p in tried if words[p : p + GRAM] == run]
+
+    def _at(self) -> dict[str, list[int]]:
+        """Each word's places, in order."""
+        at: defaultdict[str, list[int]] = defaultdict(list)
+        for p, w in enumerate(self.words):
+            if w is not None:
+                at[w].append(p)
+        return at
+
+
+CHUNK = 32  # words a piece of the sent words `_at_most` counts the distinct words of
+
+
+def _at_most(words: list[str | None], most: int) -> bool:
+    """Whether no word is at more than `most` places of `words`.  A word is at most at n - d + 1 places of a piece
+    of n words holding d distinct ones, so at most at the sum of that over pieces of `CHUNK` words: a report's
+    thousand words in 34 pieces, each a set made in C (the sum about 270 for a bound of 512), where counting each
+    word (`Counter`) cost 0.75 M instructions a reply.  Only when that bound is above `most` are they counted."""
+    n = len(words)
+    pieces = map(words.__getitem__, map(slice, range(0, n, CHUNK), range(CHUNK, n + CHUNK, CHUNK)))
+    if n - sum(map(len, map(set, pieces))) + -(-n // CHUNK) <= most:
+        return True
+    counts = Counter(words)
+    counts.pop(None, None)
+    return max(counts.values(), default=0) <= most
+
+
+_GAP = ["\n"] * GRAM  # a gap between two sent mails in `_SentIndex.tokens`: no run is found across one
 
 
 class _Indexed(_FoundAt):
@@ -245,12 +310,10 @@ class _Indexed(_FoundAt):
         self.budget = WORK * len(stream) + 4096  # look-ups and places tried finding the chains, at most (`_Costly`)
 
     def places(self, i: int) -> int | set[int] | None:
-        """The places of the run of words i .. i+GRAM-1: its first word's where the others follow (in order)."""
+        """The places of the run of words i .. i+GRAM-1 (each place of its first word counted as a look-up)."""
         run = self.stream[i : i + GRAM]
-        words = self.sent.words
-        tried = self.sent.at.get(run[0], ())
-        self.budget -= 2 + len(tried)
-        found = [p for p in tried if words[p : p + GRAM] == run]
+        found = self.sent.places_of(run)
+        self.budget -= 2 + self.sent.tried
         return None if not found else found[0] if len(found) == 1 else set(found)
 
     def _reach(self, i: int, p: int) -> int:
@@ -424,9 +487,11 @@ _BLANK = re.compile(r"<[^<>\s][^<>]*>|__|\.\.\.|…")  # a blank a line of pbem'
 def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]) -> None:
     """Keep the lines of a quoted copy the writer marked as their choice: "> NO EVENT <-- this" (all its words the
     copy's), and "> NO EVENT" with "<-- this" typed on a line of its own under it (`pbem.orders.typed.points_up`),
-    when the line is an order (`keep`).  One pass."""
+    when the line is an order (`keep`).  One pass; a line is asked whether it may carry a mark only when it holds
+    a piece of one (`pbem.orders.typed.may_be_marked_lines`)."""
+    marked = set(may_be_marked_lines(lines))
     for n, line in enumerate(lines):
-        mine = unquoted(line) if drop[n] and may_be_marked(line) else None
+        mine = unquoted(line) if drop[n] and n in marked else None
         if mine is not None and chosen(mine) and keep(mine):
             drop[n] = False
         elif not drop[n] and points_up(line):

@@ -184,6 +184,37 @@ def may_be_marked(line: str) -> bool:
     return line.rstrip().endswith(")") and _PICK.search(line[-80:]) is not None
 
 
+#: The pieces of a mark `may_be_marked` looks for, as plain strings: an ASCII line holds one of them, or a line end
+#: after ")", when it may carry a mark ("x " and " x" stand for "x " at its start after quote marks as well).
+_MARK_PIECES = ("<", " x", " X", "x ", "X ", "[x]", "[X]", "(x)", "(X)")
+_OTHER_MARKS = re.compile("[" + "".join(sorted(c for c in _MARKS if not c.isascii())) + "]")
+_CLOSED = re.compile(r"\)[^\S\n]*$", re.MULTILINE)  # ")" at a line's end, white space after it
+
+
+def may_be_marked_lines(lines: list[str]) -> list[int]:
+    """The indexes of `lines` (none holding a line break) of which `may_be_marked` holds, in order.  Asked line by
+    line, the test cost two microseconds a line of a quoted report, which holds none (a tenth of the copy search's
+    cost); here each piece of a mark is searched for in the lines' text in C (`str.find`; a pattern for the non-ASCII
+    marks and for a line ending with ")"), and only a line holding one is asked."""
+    text = "\n".join(lines)
+    at: list[int] = [m.start() for m in _CLOSED.finditer(text)]
+    if not text.isascii():
+        at += [m.start() for m in _OTHER_MARKS.finditer(text)]
+    for piece in _MARK_PIECES:
+        found = text.find(piece)
+        while found >= 0:
+            at.append(found)
+            found = text.find(piece, found + 1)
+    out: list[int] = []
+    line, seen = 0, 0
+    for p in sorted(at):
+        line += text.count("\n", seen, p)
+        seen = p
+        if (not out or out[-1] != line) and may_be_marked(lines[line]):
+            out.append(line)
+    return out
+
+
 def chosen(text: str) -> bool:
     """Whether a line of a quoted mail carries the writer's mark of choice: "NO EVENT <-- this", "VOTE RED  <== this
     one", "[x] NO EVENT", "NO EVENT x", "✓ PASS", "* VOTE RED (my pick)": the one line of the report's list the
