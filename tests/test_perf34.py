@@ -60,12 +60,14 @@ def _holds_a_piece(line: str) -> bool:
 
 @contextmanager
 def _counted() -> Iterator[dict[str, Any]]:
-    """`may_be_marked`'s lines without a piece of a mark, and the Python lines run building the sent words' index."""
+    """The lines without a piece of a mark `_keep_marked`'s scan asked `may_be_marked` of, and the Python lines run
+    building the sent words' index."""
     seen: dict[str, Any] = {"unmarked": 0, "index_lines": 0}
     saved = typed.may_be_marked
 
     def asked(line: str) -> bool:
-        if not _holds_a_piece(line):
+        scan = sys._getframe(1).f_code.co_name in ("_keep_marked", "may_be_marked_lines")  # not `chosen`'s own
+        if scan and not _holds_a_piece(line):
             seen["unmarked"] += 1
         return saved(line)
 
