@@ -62,8 +62,13 @@ def _holds_a_piece(line: str) -> bool:
 def _counted() -> Iterator[dict[str, Any]]:
     """The lines without a piece of a mark `_keep_marked`'s scan asked `may_be_marked` of, and the Python lines run
     building the sent words' index."""
-    seen: dict[str, Any] = {"unmarked": 0, "index_lines": 0}
-    saved = typed.may_be_marked
+    seen: dict[str, Any] = {"unmarked": 0, "index_lines": 0, "marked_off": 0}
+    saved, marked_off = typed.may_be_marked, own_mail.marked_off
+
+    def unquoted(line: str) -> str | None:
+        caller = sys._getframe(1).f_code
+        seen["marked_off"] += caller.co_name == "<dictcomp>" and sys._getframe(2).f_code.co_name == "changed_in_quote"
+        return marked_off(line)
 
     def asked(line: str) -> bool:
         scan = sys._getframe(1).f_code.co_name in ("_keep_marked", "may_be_marked_lines")  # not `chosen`'s own
@@ -82,11 +87,13 @@ def _counted() -> Iterator[dict[str, Any]]:
     typed.may_be_marked = asked  # type: ignore[assignment]
     if had is not None:  # before perf34 `_keep_marked` asked it by this name
         own_mail.may_be_marked = asked  # type: ignore[attr-defined]
+    own_mail.marked_off = unquoted  # type: ignore[assignment]
     sys.settrace(tracer)
     try:
         yield seen
     finally:
         sys.settrace(None)
+        own_mail.marked_off = marked_off  # type: ignore[assignment]
         typed.may_be_marked = saved  # type: ignore[assignment]
         if had is not None:
             own_mail.may_be_marked = had  # type: ignore[attr-defined]
@@ -106,6 +113,8 @@ def failures(cases: int, seed: int = 34, check: bool = True) -> list[str]:
                 got = read(text, sent)
             if seen["unmarked"]:
                 out.append(f"game {game}, {p}: may_be_marked asked of {seen['unmarked']} lines without a mark")
+            if seen["marked_off"]:
+                out.append(f"game {game}, {p}: changed_in_quote called marked_off line by line")
             if seen["index_lines"] > INDEX_LINES:
                 words = len(own_mail._words(sent))
                 out.append(f"game {game}, {p}: {seen['index_lines']} lines indexing {words} words")
@@ -143,6 +152,16 @@ def test_the_lines_that_may_be_marked_are_those_may_be_marked_says() -> None:
     for _ in range(800 if FULL else 120):
         lines = [_line(rng) for _ in range(rng.randrange(0, 12))]
         assert typed.may_be_marked_lines(lines) == [n for n, line in enumerate(lines) if may_be_marked(line)], lines
+
+
+def test_a_quoted_lines_text_is_marked_offs() -> None:
+    rng = random.Random(34)
+    pieces = [">", " ", "\t", "\u00a0", "\u3000", "\x0b", "\x1c", "\x85", "a", "NO EVENT", "x", "> ", ">>", "\r"]
+    for _ in range(100_000 if FULL else 4_000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 8)))
+        want = own_mail.marked_off(line)
+        found = own_mail._MARKED_OFF.match(line)
+        assert (found.group(1).rstrip() if found else None) == (None if want is None else want.strip()), repr(line)
 
 
 def test_the_bound_on_a_words_places_says_so_only_when_it_holds() -> None:

@@ -626,6 +626,12 @@ def changed_note(quoted: str, was: str = "x") -> str:
     return f'"{quoted}": a {how} is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
 
 
+#: `pbem.orders.own_quotes.marked_off`'s text of a line, stripped, in one match: a line quoted once or twice, what
+#: follows its marks (white space between them).  Called line by line (its `unquoted` twice), it cost 0.48 M
+#: instructions a reply of `changed_in_quote`'s, the match and a strip 0.29 M.
+_MARKED_OFF = re.compile(r"\s*+>\s*+(?:>\s*+)?+(?!>)(.*)", re.DOTALL)
+
+
 def changed_in_quote(
     lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
 ) -> list[tuple[str, str]]:
@@ -640,7 +646,7 @@ def changed_in_quote(
     blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
     `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
     split = [text.split("\n") for text in sent]
-    quoted = {n: mine.strip() for n, line in enumerate(lines) if per_line[n] and (mine := marked_off(line)) is not None}
+    quoted = {n: q.group(1).rstrip() for n, line in enumerate(lines) if per_line[n] and (q := _MARKED_OFF.match(line))}
     many = Counter(quoted.values())
     sent_many: Counter[str] = Counter()
     for rows in split:  # the most times one sent text has the line
