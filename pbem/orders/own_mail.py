@@ -28,9 +28,10 @@ changed into another, or an order typed inside the quote as a line of its own, `
 and is told), and so is an order the writer quoted themselves on a line of its own at the top level, apart from
 any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
-Cost: linear in both texts: the sent words indexed once, a run looked up only where a chain may start and the chain
-followed word by word (`_SentIndex`); at most `PLACES` places a word and `WORK` look-ups a word of the reply, else
-every run of the sent mails is joined and looked up (`_places`, at most `PLACES` places remembered per run).
+Cost: linear in both texts: a run looked up only where a chain may start (found by a search of the sent words in C,
+at most `FINDS` a reply, then by an index of their places built once) and the chain followed word by word
+(`_SentIndex`); at most `PLACES` places a word and `WORK` look-ups a word of the reply, else every run of the sent
+mails is joined and looked up (`_places`, at most `PLACES` places remembered per run).
 """
 
 from __future__ import annotations
