@@ -8,12 +8,14 @@
   instructions a reply), to look up about 20 runs.  Now a run is found by searching the words joined by spaces in C
   (`_SentIndex.places_of`, at most `FINDS` searches, then the old index), and a run holding a word not sent is not
   searched for; whether a word is at more than `PLACES` places is bounded by the distinct words of pieces of
-  `CHUNK` words, each a set made in C (`_at_most`), and counted only when that bound says it may be.
+  `CHUNK` words, each a set made in C (`_at_most`), and counted only when that bound says it may be;
+* `changed_in_quote` took each quoted line's text by `own_quotes.marked_off` (two `unquoted` calls a line, 0.48 M
+  instructions a reply); one match of `own_mail._MARKED_OFF` gives the same text (0.29 M).
 
 Generated: games of 3 to 6 players, each player's report and their reply to it as clients write one (test_perf33's
 generators: an attribution or Outlook's block, the report quoted or unquoted, orders above or below), some lines of
 the reply marked as the writer's choice ("<-- this", "[x]", "✓", "(my pick)", an "x" after it).  A reply fails when
-`may_be_marked` is asked of a line holding no piece of a mark, when the index runs a Python line for each sent word
+`may_be_marked` is asked of a line holding no piece of a mark, when `changed_in_quote` calls `marked_off` a line, when the index runs a Python line for each sent word
 (more than `INDEX_LINES` building it: ab18255d ran two a word), or when it reads otherwise than by the index of every word
 (`FINDS` = 0) or than `may_be_marked` asked of every line.  ab18255d fails 12 of the suite's 12 games and 1,200 of
 the full 1,200 (`PBEM_PERF34_FULL=1`; any checkout: `PYTHONPATH=CHECKOUT:. python3 tests/test_perf34.py 400`, which
