@@ -15,9 +15,10 @@
 Generated: games of 3 to 6 players, each player's report and their reply to it as clients write one (test_perf33's
 generators: an attribution or Outlook's block, the report quoted or unquoted, orders above or below), some lines of
 the reply marked as the writer's choice ("<-- this", "[x]", "✓", "(my pick)", an "x" after it).  A reply fails when
-`may_be_marked` is asked of a line holding no piece of a mark, when `changed_in_quote` calls `marked_off` a line, when the index runs a Python line for each sent word
-(more than `INDEX_LINES` building it: ab18255d ran two a word), or when it reads otherwise than by the index of every word
-(`FINDS` = 0) or than `may_be_marked` asked of every line.  ab18255d fails 12 of the suite's 12 games and 1,200 of
+`may_be_marked` is asked of a line holding no piece of a mark, when `changed_in_quote` calls `marked_off` a line,
+when the index runs a Python line for each sent word (more than `INDEX_LINES` building it: ab18255d ran two a word),
+or when it reads otherwise than by the index of every word (`FINDS` = 0) or than `may_be_marked` asked of every
+line.  ab18255d fails 12 of the suite's 12 games and 1,200 of
 the full 1,200 (`PBEM_PERF34_FULL=1`; any checkout: `PYTHONPATH=CHECKOUT:. python3 tests/test_perf34.py 400`, which
 counts 400 games a seed), this branch 0 and 0.
 """
