@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -291,24 +290,6 @@ def _sent_ids(cfg) -> list[str]:
     return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.iterkeys()]
 
 
-POLL_DIRECT = """
-import sys, time
-from datetime import datetime
-from pathlib import Path
-from pbem.home import config
-from pbem.app import poll as polling
-from pbem.home.app import Home
-from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
-cfg = config.load(sys.argv[1])
-when = datetime.fromisoformat(sys.argv[2])
-go = Path(sys.argv[3])
-while not go.exists():
-    time.sleep(0.005)
-s = polling.poll(Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=lambda: when))
-print(s.line())
-"""
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> dict:
     """The same games and inbox polled once, by one run, on SQLite."""
@@ -339,20 +320,20 @@ def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(
     cfg = pg.pg_home(tmp_path / "home", pg_url)
     kp.share_message_id_secret(cfg)
     _setup_games(cfg)
-    go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", POLL_DIRECT, str(cfg.path), FIXED, str(go)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(runs)
-    ]
-    time.sleep(0.5)
-    go.touch()
-    outs = [p.communicate(timeout=240) for p in procs]
-    assert all(p.returncode == 0 for p in procs), "\n".join(e[-6000:] for _, e in outs)
+    # forked together from the fork server as `python -m tests.reliability.killpoints --config HOME poll`: the file
+    # lock switched off (PBEM_TEST_NO_FLOCK) and the reference's fixed clock (PBEM_TEST_CLOCK_AT), three processes of
+    # their own without three Pythons importing pbem (they were `python -c` scripts calling `poll` the same way)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_TEST_")}
+    env.update(PBEM_TEST_NO_FLOCK="1", PBEM_TEST_CLOCK_AT=FIXED)
+    env["PYTHONPATH"] = kp.REPO + os.pathsep + env.get("PYTHONPATH", "")
+    done = forkserver.server().run_many(
+        [["--config", str(cfg.path), "poll"]] * runs, env, kp.REPO, timeout=240, wrapper=True
+    )
+    for r in done:
+        if isinstance(r, BaseException):
+            raise r
+    assert all(r.returncode == 0 for r in done), "\n".join(r.stderr[-6000:] for r in done)
+    outs = [(r.stdout, r.stderr) for r in done]
     rec = _record(pg_url)
     assert rec == reference
     # No run tripped over another (a clash would surface as an internal error, counted as a rejection).

@@ -65,7 +65,7 @@ def install() -> None:
 
 
 def _install_knobs() -> None:
-    """The environment's other test settings: a busy timeout, no flock, a shifted clock, a fault."""
+    """The environment's other test settings: a busy timeout, no flock, a fixed or shifted clock, a fault."""
     busy = os.environ.get("PBEM_TEST_BUSY_MS")
     if busy:
         from pbem.record import db
@@ -75,6 +75,20 @@ def _install_knobs() -> None:
         import fcntl
 
         fcntl.flock = lambda *a, **k: None  # type: ignore[assignment]
+    at = os.environ.get("PBEM_TEST_CLOCK_AT")
+    if at:  # a fixed instant (ISO 8601), the clock a test's in-process reference run was given
+        import dataclasses
+        from datetime import datetime
+
+        from pbem.app import poll as mod
+
+        when = datetime.fromisoformat(at)
+        fixed_poll = mod.poll
+
+        def poll_at(home, dry_run=False):
+            return fixed_poll(dataclasses.replace(home, clock=lambda: when), dry_run=dry_run)
+
+        mod.poll = poll_at
     shift = os.environ.get("PBEM_TEST_CLOCK_SHIFT")
     if shift:
         import dataclasses
