@@ -52,3 +52,28 @@ def test_a_quiet_page_has_nothing(tmp_path: Path, browser: Browser) -> None:
     path.write_text("<!doctype html><title>quiet</title><p>nothing here</p>", encoding="utf-8")
     page = browser.open(path.as_uri())
     assert page.errors == [] and page.network_requests == []
+
+
+def test_a_page_opened_after_a_noisy_one_has_only_its_own_and_the_noisy_one_is_stale(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """`Browser.open` navigates one tab for every page: what the page before did is not this page's, and the page
+    before, whose tab now shows another document, cannot be read by mistake."""
+    from tests.browser import BrowserError
+
+    noisy, quiet = tmp_path / "noisy.html", tmp_path / "quiet.html"
+    noisy.write_text(PAGE, encoding="utf-8")
+    quiet.write_text("<!doctype html><title>quiet</title><p>nothing here</p>", encoding="utf-8")
+    before = browser.open(noisy.as_uri(), width=360, height=640, mobile=True, dark=True)
+    assert before.errors and before.network_requests
+    after = browser.open(quiet.as_uri())
+    assert after.errors == [] and after.network_requests == []
+    assert after.evaluate(
+        "[document.title, window.innerWidth, matchMedia('(prefers-color-scheme: dark)').matches]"
+    ) == [
+        "quiet",
+        1280,
+        False,
+    ]
+    with pytest.raises(BrowserError, match="opened after it"):
+        before.evaluate("document.title")
