@@ -16,7 +16,6 @@ import contextlib
 import fcntl
 import itertools
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -31,6 +30,7 @@ from pbem.app.polllock import Holder, judge, line, read_holder
 from pbem.home.app import Home
 from pbem.mail.transports import deadline
 from tests.mail.test_deadlines import REPO, _imap_home, _pbem, server, trickling_imap
+from tests.reliability import forkserver
 
 HOST = socket.gethostname()
 
@@ -62,7 +62,7 @@ def _maildir_home(tmp_path: Path):
 
 
 def _dead_pid() -> int:
-    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p = subprocess.Popen(["true"])  # a process that ended (a Python doing nothing cost 0.1 CPU s)
     p.wait()
     return p.pid
 
@@ -214,13 +214,12 @@ def test_a_forward_clock_jump_is_mailed_with_what_it_applied(tmp_path: Path) -> 
 
 
 CONTEND = """
-import sys, time
+import os, sys, time
 from pathlib import Path
 from pbem.app.polllock import Lock
-home = Path(sys.argv[1])
-print("ready", flush=True)
-start = float(sys.stdin.readline())
-while time.time() < start:
+home, gate, runs = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+(gate / str(os.getpid())).touch()
+while len(os.listdir(gate)) < runs:  # every run ready: they take the lock at the same instant
     time.sleep(0.001)
 lock = Lock(home, 60)
 if lock.take() is None:
@@ -245,27 +244,21 @@ def test_runs_started_together_never_hold_the_lock_at_once(tmp_path: Path) -> No
     for round_ in range(4):
         now = time.time()
         (home / ".pbem-poll.lock").write_text(line(Holder(_dead_pid(), now - 30, HOST, now - 20)))
-        runs = [
-            subprocess.Popen(
-                [sys.executable, "-c", CONTEND, str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-            )
-            for _ in range(6)
-        ]
-        for run in runs:  # each has imported the lock and waits for the instant (a fixed 1.5 s wait before)
-            assert run.stdout is not None
-            assert select.select([run.stdout], [], [], 60)[0], "a run not ready within 60 s"  # deadline
-            assert run.stdout.readline() == b"ready\n"
-        start = f"{time.time() + 0.05}\n".encode()
-        for run in runs:
-            assert run.stdin is not None
-            run.stdin.write(start)
-            run.stdin.flush()
+        # six `python -c CONTEND` forked together from the fork server (pbem's modules imported there once, not in
+        # 24 fresh Pythons of 0.13 CPU s each); each waits at the gate until all six are there (it waited for a line
+        # on its stdin, sent once every one had said it was ready)
+        gate = tmp_path / f"gate{round_}"
+        gate.mkdir()
+        done = forkserver.python_many(CONTEND, [[str(home), str(gate), "6"]] * 6, env=env, timeout=60)
         held = []
-        for run in runs:
-            out, _ = run.communicate(timeout=60)
-            words = out.decode().split()
+        for run in done:
+            assert not isinstance(run, BaseException), run
+            assert run.returncode == 0, run.stderr[-2000:]
+            words = run.stdout.split()
             if words[:1] == ["held"]:
                 held.append((float(words[1]), float(words[2])))
+            else:
+                assert words == ["busy"], run.stdout
         assert held, round_
         held.sort()
         for (_, end), (begin, _) in itertools.pairwise(held):

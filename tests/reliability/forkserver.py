@@ -33,9 +33,12 @@ wrapper, which runs the app alone as `python -m tests.reliability.killpoints` do
 `PBEM_TEST_FORKSERVER=0` makes `killpoints.run_poll` and `pbem` start a subprocess per
 run again.
 
+`python_many(code, runs)` forks `python -c code` scripts the same way (a test's helper processes that import
+pbem modules: `tests/mail/test_poll_lock.py`'s six runs contending for the poll lock, four rounds).
+
 Protocol (one server per calling thread, so concurrent callers never wait on
 each other): the caller writes one JSON line per run: {"args", "env", "cwd",
-"wrapper", "stdout", "stderr", "timeout"}; the server answers one JSON line:
+"wrapper", "code" (or null), "stdout", "stderr", "timeout"}; the server answers one JSON line:
 {"returncode", "cpu"} (negative: killed by that signal; the child's CPU seconds) or {"timeout": true}.
 """
 
@@ -125,8 +128,12 @@ def _child(req: dict) -> None:
         os.chdir(req["cwd"])
         if req.get("umask") is not None:  # as `subprocess.run(..., preexec_fn=lambda: os.umask(m))` would set it
             os.umask(req["umask"])
-        sys.argv = ["pbem", *req["args"]]
-        code = _run_cli(bool(req["wrapper"]))
+        if req.get("code") is not None:  # `python -c CODE ARGS`
+            sys.argv = ["-c", *req["args"]]
+            code = _run_code(req["code"])
+        else:
+            sys.argv = ["pbem", *req["args"]]
+            code = _run_cli(bool(req["wrapper"]))
     finally:
         _exit(code)
 
@@ -158,6 +165,23 @@ def _run_cli(wrapper: bool) -> int:
         print(exc.code, file=sys.stderr)
         return 1
     except BaseException:  # as an uncaught exception ends a process: traceback, status 1
+        traceback.print_exc()
+        return 1
+
+
+def _run_code(source: str) -> int:
+    """As `python -c source` runs it: in a fresh `__main__` namespace, its exit status as the interpreter's."""
+    import traceback
+
+    try:
+        exec(compile(source, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+        return 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
+    except BaseException:
         traceback.print_exc()
         return 1
 
@@ -302,18 +326,27 @@ class ForkServer:
         return subprocess.CompletedProcess(cmd, reply["returncode"], texts[0], texts[1])
 
     def run_many(
-        self, runs: list[list[str]], env: dict[str, str], cwd: str, timeout: float, wrapper: bool = False
+        self,
+        runs: list[list[str]],
+        env: dict[str, str],
+        cwd: str,
+        timeout: float,
+        wrapper: bool = False,
+        code: str | None = None,
     ) -> list:
         """`run` of each of `runs` at the same time (forked together): each one's CompletedProcess, or its
         subprocess.TimeoutExpired if it was still running after `timeout` seconds (killed then).  `wrapper`: each
-        runs as `python -m tests.reliability.killpoints` (the test settings of `killpoints.install`), as in `run`."""
+        runs as `python -m tests.reliability.killpoints` (the test settings of `killpoints.install`), as in `run`.
+        `code`: each runs `python -c code *args` instead (with every pbem module imported already)."""
         import subprocess
 
         reqs, paths = [], []
         for args in runs:
             self.n += 1
             out, err = (os.path.join(self.tmp.name, f"{self.n}.{s}") for s in ("out", "err"))
-            reqs.append({"args": args, "env": env, "cwd": cwd, "wrapper": wrapper, "stdout": out, "stderr": err})
+            reqs.append(
+                {"args": args, "env": env, "cwd": cwd, "wrapper": wrapper, "code": code, "stdout": out, "stderr": err}
+            )
             paths.append((out, err))
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write(json.dumps({"many": reqs, "timeout": timeout}) + "\n")
@@ -328,7 +361,8 @@ class ForkServer:
                 with open(path, encoding="utf-8", errors="replace") as f:
                     texts.append(f.read())
                 os.unlink(path)
-            cmd = [sys.executable, "-m", "tests.reliability.killpoints" if wrapper else "pbem", *args]
+            what = ["-c", code] if code is not None else ["-m", "tests.reliability.killpoints" if wrapper else "pbem"]
+            cmd = [sys.executable, *what, *args]
             if reply.get("timeout"):
                 got.append(subprocess.TimeoutExpired(cmd, timeout, output=texts[0], stderr=texts[1]))
             else:
@@ -406,6 +440,49 @@ def pbem_many(
     ]
     ends = time.monotonic() + timeout
     got: list = []
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=max(0.0, ends - time.monotonic()))
+            got.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            got.append(subprocess.TimeoutExpired(proc.args, timeout, output=out, stderr=err))
+    return got
+
+
+def python_many(
+    code: str,
+    runs: list[list[str]],
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 120,
+) -> list:
+    """`python -c code *args` for each `args` of `runs`, all started at the same time: forked from this thread's
+    server, where every pbem module is imported already (each fresh Python imported what `code` imports, 0.1 to 1
+    CPU s), or started from scratch with `PBEM_TEST_FORKSERVER=0`.  Stdin is /dev/null.  A CompletedProcess each,
+    or a subprocess.TimeoutExpired for one still running after `timeout` seconds (killed)."""
+    import subprocess
+
+    env = dict(os.environ if env is None else env)
+    where = os.fspath(cwd) if cwd is not None else os.getcwd()
+    runs = [[str(a) for a in args] for args in runs]
+    if os.environ.get("PBEM_TEST_FORKSERVER", "1") != "0":
+        return server().run_many(runs, env, where, timeout, code=code)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, *args],
+            env=env,
+            cwd=where,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        for args in runs
+    ]
+    got: list = []
+    ends = time.monotonic() + timeout
     for proc in procs:
         try:
             out, err = proc.communicate(timeout=max(0.0, ends - time.monotonic()))
