@@ -282,10 +282,26 @@ dovecot_stop() {
 
 postfix_start() {
     chown postfix:postfix "$POSTFIX_DIR/data"; chmod 700 "$POSTFIX_DIR/data"
-    postfix -c "$POSTFIX_DIR" start >>"$DIR/log/postfix.start" 2>&1 </dev/null \
-        || die "postfix failed to start: $(cat "$DIR/log/postfix.start"; grep -E 'fatal|error' "$DIR/log/postfix.log" | tail -3)"
+    # The queue's folders as /etc/postfix/postfix-files makes them, then the master daemon itself, in the background
+    # as postfix-script starts it, until its smtpd listens (or it ends: its start log says why).  `postfix start` ran
+    # its post-install checks first (25 postconf runs, a find over every queue folder and /etc/postfix: 2-3 s of each
+    # start and restart, on this instance made a moment ago), and `master -w` waited 1.8 s more.
+    q="$POSTFIX_DIR/queue"
+    install -d -o root -m 755 "$q" "$q/pid"
+    for d in active bounce corrupt defer deferred flush hold incoming private saved trace; do
+        install -d -o postfix -m 700 "$q/$d"
+    done
+    install -d -o postfix -g postdrop -m 730 "$q/maildrop"
+    install -d -o postfix -g postdrop -m 710 "$q/public"
+    setsid /usr/lib/postfix/sbin/master -c "$POSTFIX_DIR" >>"$DIR/log/postfix.start" 2>&1 </dev/null &
+    pid=$!
     read -r imap smtp lmtp < "$DIR/ports"
-    wait_port "$smtp" postfix-smtpd
+    i=0
+    until (exec 3<>"/dev/tcp/127.0.0.1/$smtp") 2>/dev/null; do
+        running "$pid" && [ $i -lt 200 ] \
+            || die "postfix failed to start: $(cat "$DIR/log/postfix.start"; grep -E 'fatal|error' "$DIR/log/postfix.log" | tail -3)"
+        i=$((i + 1)); sleep 0.02
+    done
 }
 
 postfix_stop() {
