@@ -271,10 +271,13 @@ dovecot_start() {
     wait_port "$lmtp" dovecot-lmtp
 }
 
-dovecot_stop() {
+dovecot_stop() {  # dovecot_stop [nowait]
     if [ -f "$DIR/dovecot/run/master.pid" ] && kill -0 "$(cat "$DIR/dovecot/run/master.pid")" 2>/dev/null; then
         pid="$(cat "$DIR/dovecot/run/master.pid")"
         kill "$pid" 2>/dev/null || true
+        # The instance's last stop: its IMAP and LMTP processes end within 0.1 s, and Dovecot's log process and
+        # master a second later (which a restart on the same ports must wait for, as `start` does): not waited for.
+        [ "${1:-}" = nowait ] && return 0
         i=0
         while running "$pid" && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
     fi
@@ -325,7 +328,7 @@ case "$ACTION" in
         postfix_start
         echo "imap 127.0.0.1:$IMAP_PORT smtp 127.0.0.1:$SMTP_PORT lmtp 127.0.0.1:$LMTP_PORT"
         ;;
-    stop)       postfix_stop; dovecot_stop ;;
+    stop)       postfix_stop; dovecot_stop nowait ;;
     stop-smtp)  postfix_stop ;;
     start-smtp) postfix_start ;;
     stop-imap)  dovecot_stop ;;
