@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.app import prefixed
 from pbem.engine.base import Engine
 from pbem.orders.typed import prose
 
@@ -38,6 +39,9 @@ def told(eng: Engine, state: dict[str, Any], player: str, aside: list[str], kept
     for line in aside:
         word = _word(line, tuple(eng.order_words))
         if len(out) >= TOLD or not word or _key(line) in kept or prose(line):
+            continue
+        if understood := prefixed.read_alone(eng, state, player, line):  # "keep care": Careful Soldier's prefix
+            out.append(prefixed.note(line, understood))
             continue
         same = [o for o in legal if _word(o, (word,))]
         out.append(closing_note(line, word, "; ".join(same[:SHOWN])))

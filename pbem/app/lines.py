@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app import asides, cells, signed, wraps
+from pbem.app import asides, cells, prefixed, signed, wraps
 from pbem.app.known import NEAR, near_any
 from pbem.app.known import known as _known
 from pbem.app.known import names_the_game as _names_the_game
@@ -51,7 +51,7 @@ def without_prose(
     "Discard this e-mail if you are not the intended recipient"); else a message of prose alone is refused."""
     orders, twice, result = once(eng, state, player, orders, result)
     if result.accepted:
-        return orders, twice, result
+        return _unprefixed(eng, state, player, orders, twice, result)
     long = [
         r.line for r in result.lines if not r.ok and prose(r.line) and not _an_order_asked(eng, state, player, r.line)
     ]
@@ -64,6 +64,21 @@ def without_prose(
         return orders, twice, result
     if not kept:
         return [], twice + aside, Outcome(state, [], [])
+    again = eng.apply(state, player, kept)
+    return (kept, twice + aside, again) if again.accepted else (orders, twice, result)
+
+
+def _unprefixed(
+    eng: Engine, state: dict[str, Any], player: str, orders: list[str], twice: list[str], result: Outcome
+) -> tuple[list[str], list[str], Outcome]:
+    """An accepted message without its closings read by a name's prefix at its end ("keep care": `pbem.app.prefixed`);
+    a message of such closings alone refused, each with why and the order to send."""
+    aside = prefixed.trailing(eng, orders, result)
+    if not aside:
+        return orders, twice, result
+    kept = orders[: len(orders) - len(aside)]
+    if not kept:
+        return orders, twice, prefixed.refused(state, orders, result)
     again = eng.apply(state, player, kept)
     return (kept, twice + aside, again) if again.accepted else (orders, twice, result)
 

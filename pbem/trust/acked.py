@@ -343,6 +343,9 @@ NOTES = tuple(
         r" and name nothing of the game, so it was read as a closing remark(?:; no [^\n]{1,40} order is open to you"
         r" now\.|\. If you meant an order, send it as the report lists it, e\.g\. [^\n]{1,2000})",
         # `pbem.app.asides.closing_note`
+        _Q + r" was not read as an order: it is in lower case and its words only begin a name of the game, so it was"
+        r" read as a closing remark, not as [^\n]{1,400}; if you meant that order, send it as: [^\n]{1,400}",
+        # `pbem.app.prefixed.note` (players33)
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
