@@ -41,7 +41,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import unescape
-from itertools import compress, count, islice
+from itertools import compress, count, islice, takewhile
 from operator import ne
 from typing import overload
 
@@ -417,6 +417,7 @@ def without_copies(
             if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
                 changed += changed_in_quote(lines, per_line, drop, texts, keep)
+                changed += trimmed_in_quote(lines, per_line, drop, edited, keep)  # the list cut to the order meant
                 changed += changed_in_rewrapped(lines, first, in_copy, found_at, sent, keep, GRAM, changed)  # by words
     unquote_typed(lines, per_line, drop, edited or sent, keep, mine_quoted)  # "> TRIBUTE Gold 4": the writer's
     _drop_wordless_inside(lines, per_line, drop)
@@ -619,11 +620,16 @@ CHANGED = 8  # quoted lines changed into another order told, per reply
 QUOTED_ORDERS = 64  # quoted order lines of a reply looked at for a change, at most
 
 
+#: `changed_in_quote`'s "line pbem wrote" for a listed order kept alone of the quote's list (`trimmed_in_quote`).
+TRIMMED = "\x00trimmed"
+
+
 def changed_note(quoted: str, was: str = "x") -> str:
     """What the writer is told of a line of the quoted report they changed into another order (`changed_in_quote`):
     the line, why it was not read, the line to send (short: an answer quotes 200 characters of a note)."""
     mine = (marked_off(quoted) or quoted).strip()
     how = "changed line of the quote" if was else "line typed inside the quote"
+    how = "line kept alone of the quote's list of orders" if was == TRIMMED else how
     return f'"{quoted}": a {how} is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
 
 
@@ -693,6 +699,78 @@ def changed_in_quote(
                 break
     told = {" ".join(_words(line)): (line, was) for line, was in reversed(out)}  # the first of lines alike
     return list(reversed(told.values()))  # typed above its own listed line: both read as typed in, told once
+
+
+def trimmed_in_quote(
+    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+) -> list[tuple[str, str]]:
+    """The listed orders the writer kept of a quoted copy's list, the list's other lines deleted (">     NO EVENT"
+    alone under "> Legal orders now (copy one per line):", the quote cut there or going on), each as (the line as
+    quoted, `TRIMMED`): read as nothing and told nothing before (players33).  A run of quoted orders (`keep`, no mark
+    of choice; blank quoted lines between) right under a line of the copy where a sent mail has that line over a block
+    of two lines or more that holds each of them, in its order, and more.  Where the quote ends with the run and the
+    run is the block's first lines, a client may have cut the quote there: told only for the block's first line
+    alone.  Not read (a quoted order is pbem's line): told, with the line to send.  Linear: `QUOTED_ORDERS` quoted
+    lines looked at, `SPOTS` places of a line above a run, `GAP` lines of a run and of a block."""
+    split = [text.split("\n") for text in sent]
+    mine = {
+        n: said.strip()
+        for n, line in enumerate(lines[: QUOTED_ORDERS * GAP])
+        if per_line[n]
+        and (said := marked_off(line)) is not None
+        and keep(said.strip())
+        and not chosen(said.strip())
+        and not _BLANK.search(said)  # "MELD <Person> ...": the syntax's line, no order
+    }
+    if not mine:
+        return []
+    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for t, rows in enumerate(split):
+        for i, row in enumerate(rows):
+            spots = where.setdefault(tuple(_words(row)), []) if row.strip() else None
+            if spots is not None and len(spots) < SPOTS:
+                spots.append((t, i))
+    last = max((g for g, ws in enumerate(per_line) if ws and _QUOTED.match(lines[g])), default=-1)  # the quote's end
+    out: list[tuple[str, str]] = []
+    n, runs = 0, 0
+    while n < len(lines) and runs < QUOTED_ORDERS:
+        if n not in mine:
+            n += 1
+            continue
+        k = n - 1  # the line with words above the run, past blank quoted lines
+        while k >= 0 and n - k <= GAP and _QUOTED.match(lines[k]) and not per_line[k]:
+            k -= 1
+        stop = n  # the reply's lines under it: quoted, with words, up to a blank or unquoted line
+        while stop < len(lines) and stop - n < GAP and per_line[stop] and _QUOTED.match(lines[stop]):
+            stop += 1
+        kept = [(marked_off(lines[g]) or "").strip() for g in range(n, stop)]
+        run, runs, n = [g for g in range(n, stop) if g in mine], runs + 1, stop
+        if k < 0 or not drop[k] or not _QUOTED.match(lines[k]):
+            continue
+        ends = stop > last
+        heading = (marked_off(lines[k]) or "").rstrip().endswith((":", "\uff1a"))
+        for t, i in where.get(tuple(per_line[k]), []):
+            block = [r.strip() for r in islice(takewhile(str.strip, split[t][i + 1 :]), GAP)]
+            if len(block) <= len(kept) or not _in_order(kept, block):
+                continue  # the block as sent (the quote going on as it was), or not this place
+            if not [r for r in block if r not in kept and keep(r) and not _BLANK.search(r)]:
+                break  # no order of the list deleted
+            if ends and block[: len(kept)] == kept and (len(kept) > 1 or not heading):
+                break  # the quote cut under the list's first lines: a client's cut as well
+            out += [(lines[g].strip(), TRIMMED) for g in run]
+            break
+    return out[:CHANGED]
+
+
+def _in_order(typed: list[str], block: list[str]) -> bool:
+    """Whether each of `typed` is a line of `block`, in the same order."""
+    at = 0
+    for line in typed:
+        try:
+            at = block.index(line, at) + 1
+        except ValueError:
+            return False
+    return True
 
 
 def _next_to(lines: list[str], per_line: list[list[str]], n: int, k: int) -> bool:

@@ -307,8 +307,8 @@ NOTES = tuple(
         _Q + r" was not read as an order: it names [A-Z][a-z]{1,8} \d{1,3}, but [^\n]{1,400}; to order for this step,"
         r" send the order alone: [^\n]{1,400}",
         _Q + r": write the code alone after the word: CODE <your code>",
-        _Q + r": a (?:changed line of the quote|line typed inside the quote) is not read; to send it, write it above"
-        r" the quote: [^\n]{1,400}",  # `pbem.orders.own_mail.changed_note`
+        _Q + r": a (?:changed line of the quote|line typed inside the quote|line kept alone of the quote's list of"
+        r" orders) is not read; to send it, write it above the quote: [^\n]{1,400}",  # `pbem.orders.own_mail.changed_note`
         _Q + r": write " + re.escape(AWAY_SYNTAX),
         _Q + r": [^\n]{1,400} is not a date; write it as YYYY-MM-DD",
         _Q + r": say from 1 to \d{1,6} days",
