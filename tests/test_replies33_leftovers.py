@@ -8,6 +8,13 @@
    `test_a_closing_is_never_read_as_an_order_by_a_prefix`; the orders shaped as orders stay read:
    `test_a_prefix_shaped_as_an_order_is_still_read`.
 
+2. An order a hard wrap parted inside a name ("PLACE-START Spain 3, France 1, German" over "States 2"): offered, never
+   read, as `pbem verify --sent` (no game state) could not read it so.  Now the intake reads it joined when the joined
+   line is a legal order now (`pbem.app.wraps.read_joined`) and `pbem verify --sent` finds such an input applied as
+   written when the mail holds the line and the lines right under it (`pbem.trust.sent.rejoined`): the two agree.
+   `test_an_order_wrapped_inside_a_name_is_read_with_the_game_state`,
+   `test_verify_sent_reads_a_wrap_inside_a_name_as_the_poll_does`.
+
 `REPLIES33_ALL=1 python3 -m pytest tests/test_replies33_leftovers.py -n 0` runs every case; the suite a sample.
 """
 
@@ -125,3 +132,78 @@ def test_a_prefix_shaped_as_an_order_is_still_read() -> None:
     for top, line, meant in SHAPED:
         got = intake(eng, state, "Alice", f"{top}\n\n{line}\n")
         assert got.state == eng.apply(state, "Alice", [top, meant]).state, (line, got.applied, got.notes)
+
+
+def wrap_cases() -> list[tuple[str, ...]]:
+    """(game, the order, the reply): each legal order of the first step hard-wrapped at 16, 20 and 24 columns inside a
+    name (the break after a word no reading without the game's state joins: "German" / "States 2"), between a greeting
+    and a thanks, as `tests/test_replies32_leftovers.wrap_cases` builds them."""
+    from tests.test_replies32_leftovers import wrap_cases as every
+
+    return list(every())
+
+
+def wrapped_outcome(kind: str, order: str, body: str) -> str:
+    from tests.test_replies32_leftovers import wrapped_outcome as outcome
+
+    return outcome(kind, order, body)
+
+
+def test_an_order_wrapped_inside_a_name_is_read_with_the_game_state() -> None:
+    """players32's wrap generator (122 cases): on ab18255d 61 read, 61 told (parted inside a name, offered: "send it
+    on one line"), 0 untold, 0 misapplied; now 122 read (`pbem.app.wraps.read_joined`: the refused line joined with
+    the lines under it is a legal order now, the message accepted so), 0 told, 0 misapplied."""
+    failures = []
+    for kind, order, body in _chosen(wrap_cases(), "wrap"):
+        if (how := wrapped_outcome(kind, order, body)) != "read":
+            failures.append(f"{how}: {kind} {body!r}")
+    assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:20])
+
+
+def test_verify_sent_reads_a_wrap_inside_a_name_as_the_poll_does(home, clock) -> None:  # type: ignore[no-untyped-def]
+    """Real SQLite and Maildir: Alice's Sixteen Thirty set-up order wrapped inside "German States" is applied joined by
+    the poll, and `pbem verify --sent` of her Sent folder (read as the CLI reads it, `pbem.app.reading.mail_reader`)
+    finds it applied as written.  On ab18255d the poll refused it (offered); with the poll's join and verify's old
+    reading, SUBSTITUTED."""
+    import json
+
+    from pbem.app.reading import mail_reader
+    from pbem.history.export import build
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.trust.sent import check_sent
+    from tests.conftest import body_of, deliver, order_mail, sent_mail, signed
+    from tests.test_moderator import asked, new_game, run_poll
+
+    players = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+    name = new_game(home, clock, kind="sixteen-thirty", name="st1", players=players)
+    run_poll(home, clock)
+    seen: set[str] = set()
+    sent_mail(home, seen)
+    requests, _ = asked(home, name)
+    order = next(o for r in requests if r.player == "Alice" for o in r.legal if "German States" in o)
+    head, _, tail = order.partition(" States")
+    mail = order_mail("Alice <alice@players.test>", name, signed("Alice", f"Hi,\n\n{head}\nStates{tail}\n\nThanks\n"))
+    deliver(home, mail)
+    run_poll(home, clock)
+    answers = [m for m in sent_mail(home, seen) if "alice" in str(m["To"])]
+    text = "\n".join(body_of(m) for m in answers)
+    assert "NOTHING WAS APPLIED" not in text and order in text, text
+    with session(home.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, name), as_player="Alice")))
+    assert [o["lines"] for o in doc["orders"] if o["player"] == "Alice"] == [[order]]
+    for read in (mail_reader(), None):
+        checked = check_sent(doc, [mail], "Alice", read)
+        assert checked.ok, (checked.problems, checked.notes)
+
+
+def test_the_new_notes_are_forms_verify_knows() -> None:
+    """`pbem verify --mail` names a note that is none of pbem's forms (`pbem.trust.acked.NOTES`): the closing read by a
+    prefix (`pbem.app.prefixed.note`) and the order kept alone of a quoted list (`own_mail.changed_note` of
+    `TRIMMED`) are forms it knows; both were "no note pbem writes" against ab18255d's forms."""
+    from pbem.app.prefixed import note
+    from pbem.orders.own_mail import TRIMMED, changed_note
+    from pbem.trust.acked import unnoted
+
+    for said in (note("keep care", "LEADER-PREF Careful Soldier"), changed_note(">     NO EVENT", TRIMMED)):
+        assert unnoted(f"  NOTE {said}") == "", said

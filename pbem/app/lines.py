@@ -269,6 +269,8 @@ def read_again(
     """`without_prose`, then `replaced`: (orders, outcome, notes with the replacements told, chatter).  Given the
     message's `Extracted`, the lines set aside join its chatter where the message has them, as typed."""
     footers = chatter.footers if isinstance(chatter, Extracted) else frozenset()
+    if isinstance(chatter, Extracted):  # "... German" / "States 2": a wrap inside a name read joined (players33)
+        orders, result, chatter = wraps.read_joined(eng, state, player, orders, result, chatter)
     orders, aside, result = without_prose(eng, state, player, orders, result, footers=footers)
     said = list(notes["problems"]) if isinstance(notes.get("problems"), list) else []  # type: ignore[call-overload]
     kept = {_key(o) for o in orders}

@@ -241,6 +241,35 @@ def set_aside(
 
 
 _WORD = re.compile(r"[^\W_]+")
+WRAPS = 4  # lines under an order line a wrap parted that the poll joins with it, at most (`pbem.app.wraps.WRAPS`)
+
+
+def rejoined(wrote: list[str], applied: list[str], text: str) -> list[str]:
+    """`wrote` with each line that an input applied joined with the lines right under it in the mail's `text` (at most
+    `WRAPS`, unquoted, no blank line between) as that line of `applied`: the poll reads an order a hard wrap parted
+    inside a name joined when the joined line is a legal order then ("PLACE-START Spain 3, France 1, German" over
+    "States 2", `pbem.app.wraps.read_joined`), which this reading, without the game's state, cannot know; the mail
+    holds the joined words as typed, so it is the player's line, never a substitution.  One pass of the text a line
+    not applied as written."""
+    if not applied or applied == wrote:
+        return wrote
+    rows = [row.strip() for row in text.replace("\r\n", "\n").split("\n")]
+    wanted = {_folded(a) for a in applied}
+    out = list(wrote)
+    for k, line in enumerate(wrote):
+        if _folded(line) in wanted:
+            continue
+        key = _folded(line)
+        for i, row in enumerate(rows):
+            if not row or row.startswith(">") or not _folded(row).endswith(key):
+                continue
+            rest = [r for r in rows[i + 1 : i + 1 + WRAPS]]
+            joins = [" ".join([line, *rest[:n]]) for n in range(1, len(rest) + 1) if all(rest[:n])]
+            found = next((j for j in joins if _folded(j) in wanted), None)
+            if found is not None:
+                out[k] = next(a for a in applied if _folded(a) == _folded(found))
+                break
+    return out
 
 
 def _footprints(
@@ -417,6 +446,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
+                wrote = rejoined(wrote, applied_lines, m.text)  # "... German" / "States 2" read joined, as the poll
                 aside = (
                     set_aside(list(wrote), applied_lines, known, footers=_others(learnt, m.message_id))
                     if applied_lines != list(wrote)
