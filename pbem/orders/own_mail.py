@@ -740,37 +740,40 @@ def trimmed_in_quote(
         k = n - 1  # the line with words above the run, past blank quoted lines
         while k >= 0 and n - k <= GAP and _QUOTED.match(lines[k]) and not per_line[k]:
             k -= 1
-        stop = n  # the reply's lines under it: quoted, with words, up to a blank or unquoted line
-        while stop < len(lines) and stop - n < GAP and per_line[stop] and _QUOTED.match(lines[stop]):
-            stop += 1
-        kept = [(marked_off(lines[g]) or "").strip() for g in range(n, stop)]
-        run, runs, n = [g for g in range(n, stop) if g in mine], runs + 1, stop
+        runs, start, n = runs + 1, n, n + 1
         if k < 0 or not drop[k] or not _QUOTED.match(lines[k]):
             continue
-        ends = stop > last
         heading = (marked_off(lines[k]) or "").rstrip().endswith((":", "\uff1a"))
         for t, i in where.get(tuple(per_line[k]), []):
             block = [r.strip() for r in islice(takewhile(str.strip, split[t][i + 1 :]), GAP)]
-            if len(block) <= len(kept) or not _in_order(kept, block):
-                continue  # the block as sent (the quote going on as it was), or not this place
-            if not [r for r in block if r not in kept and keep(r) and not _BLANK.search(r)]:
+            found = _quoted_of(lines, per_line, start, block)
+            if not found or len(found) == len(block):
+                continue  # not this place, or the list whole (answers typed between its lines)
+            typed = [(marked_off(lines[g]) or "").strip() for g in found]
+            if not [r for r in block if r not in typed and keep(r) and not _BLANK.search(r)]:
                 break  # no order of the list deleted
-            if ends and block[: len(kept)] == kept and (len(kept) > 1 or not heading):
+            if found[-1] == last and block[: len(typed)] == typed and (len(typed) > 1 or not heading):
                 break  # the quote cut under the list's first lines: a client's cut as well
-            out += [(lines[g].strip(), TRIMMED) for g in run]
+            out += [(lines[g].strip(), TRIMMED) for g in found if g in mine]
+            n = found[-1] + 1
             break
     return out[:CHANGED]
 
 
-def _in_order(typed: list[str], block: list[str]) -> bool:
-    """Whether each of `typed` is a line of `block`, in the same order."""
-    at = 0
-    for line in typed:
-        try:
-            at = block.index(line, at) + 1
-        except ValueError:
-            return False
-    return True
+def _quoted_of(lines: list[str], per_line: list[list[str]], start: int, block: list[str]) -> list[int]:
+    """The quoted lines from `start` on that are lines of `block` in its order (blank lines and the writer's own,
+    unquoted, passed over; at most `GAP` lines past the last found), up to the first quoted line that is none."""
+    found: list[int] = []
+    at, g = 0, start
+    while g < len(lines) and at < len(block) and g - (found[-1] if found else start) <= GAP:
+        if per_line[g] and _QUOTED.match(lines[g]):
+            said = (marked_off(lines[g]) or "").strip()
+            if said not in block[at:]:
+                break
+            at = block.index(said, at) + 1
+            found.append(g)
+        g += 1
+    return found
 
 
 def _next_to(lines: list[str], per_line: list[list[str]], n: int, k: int) -> bool:
