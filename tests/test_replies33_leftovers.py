@@ -123,11 +123,12 @@ SHAPED = (
     ("DISCARD NONE", "pref great, care", "LEADER-PREF Great Captain, Careful Soldier"),
     ("DISCARD NONE", "LEADER-PREF fam", "LEADER-PREF Famous Captain"),
     ("DISCARD NONE", "prefer vigorous", "LEADER-PREF Vigorous Captain"),
+    ("LEADER-PREF Great Captain", "discard nothing", "DISCARD NONE"),
 )
 
 
 def test_a_prefix_shaped_as_an_order_is_still_read() -> None:
-    """A guard: 0 of the 6 fail on ab18255d and now."""
+    """A guard: 0 of the 7 fail on ab18255d and now."""
     eng, state = first_state("italian-wars")
     for top, line, meant in SHAPED:
         got = intake(eng, state, "Alice", f"{top}\n\n{line}\n")

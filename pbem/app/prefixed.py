@@ -9,8 +9,9 @@ order, or alone) is read as a closing instead, and told, when it is shaped as on
 * its order word is not written in capitals (`KEEP care` is typed as an order: the engine's to read);
 * its words after the order word are in lower case, at most `WORDS` of them, with no digit and none of the signs of
   an order's syntax (`,;>+&:/#`);
-* and one of them is no whole word of what the engine read ("care" of Careful Soldier), so the line named nothing of
-  the game's whole: a word of the name typed whole ("keep careful", "pref great") is an order, as before.
+* and one of them only begins a word of what the engine read ("care" of Careful Soldier), so the line named nothing of
+  the game's whole: a word of the name typed whole ("keep careful", "pref great") is an order, as before, and so is a
+  word the engine reads for another ("discard nothing" for DISCARD NONE).
 
 The line is set aside with the closings (`pbem.app.lines.without_prose`) and told with the order it would have been
 (`note`); alone in the message it is refused with that reason, the order to send quoted.
@@ -50,7 +51,7 @@ def shaped(line: str, understood: str, order_words: tuple[str, ...]) -> bool:
     if any(w != w.lower() for w in typed):
         return False
     whole = {norm(w) for w in _WORD.findall(understood)}
-    return any(norm(w) not in whole for w in typed)
+    return any(norm(w) not in whole and any(u.startswith(norm(w)) for u in whole) for w in typed)
 
 
 def trailing(eng: Engine, orders: list[str], result: Outcome) -> list[str]:
