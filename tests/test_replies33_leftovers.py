@@ -25,7 +25,7 @@ import random
 
 from tests.replies27 import KINDS, first_state, intake
 
-SAMPLED = 40  # cases of each generator a suite run reads (all with REPLIES33_ALL=1)
+SAMPLED = 24  # cases of each generator a suite run reads (all with REPLIES33_ALL=1)
 
 
 def _chosen(every: list[tuple[str, ...]], tag: str, kept: int = 0) -> list[tuple[str, ...]]:
@@ -56,7 +56,7 @@ CLOSINGS = (
 TAILS = ("care", "care!", "well", "safe", "cool", "nice", "warm", "bene", "bien", "gut", "goed", "bem", "dobrze", "ciao")  # fmt: skip
 
 
-FIRST = 2 * len(CLOSINGS)  # the suite reads every closing of `CLOSINGS` under Italian Wars' order, and `SAMPLED` more
+FIRST = len(CLOSINGS)  # the suite reads every closing of `CLOSINGS` under Italian Wars' order, and `SAMPLED` more
 
 
 def closing_cases() -> list[tuple[str, ...]]:
@@ -73,7 +73,7 @@ def closing_cases() -> list[tuple[str, ...]]:
             *(f"{w.title()} {t}" for w in words for t in TAILS),
         ]
         out += [(kind, top, line, where) for line in lines for where in ("under", "alone")]
-    return sorted(out, key=lambda c: c[0] != "italian-wars" or c[2] not in CLOSINGS)  # `FIRST` of them first
+    return sorted(out, key=lambda c: c[0] != "italian-wars" or c[2] not in CLOSINGS or c[3] != "under")  # `FIRST`
 
 
 def closing_outcome(kind: str, top: str, line: str, where: str) -> str:
@@ -93,7 +93,7 @@ def test_a_closing_is_never_read_as_an_order_by_a_prefix() -> None:
     game's first order and alone in a mail), on ab18255d 68 misapplied (Italian Wars: "keep care", "Pref care",
     "prefer care", "leader care", "Leader-Pref care!" ... read as LEADER-PREF Careful Soldier, under the order or
     alone), 3,508 read; now 0 misapplied, 3,576 read, each such closing told with that order.  The suite's sample:
-    the 82 of `CLOSINGS` in Italian Wars (12 misapplied on ab18255d) and 40 drawn."""
+    the 41 of `CLOSINGS` under Italian Wars' order (6 misapplied on ab18255d) and 24 drawn."""
     failures = []
     for kind, top, line, where in _chosen(closing_cases(), "closing", FIRST):
         if (how := closing_outcome(kind, top, line, where)) != "read":
