@@ -112,6 +112,13 @@ def test_a_closing_read_by_a_prefix_is_told_with_the_order() -> None:
     assert not any(unnoted(f"  NOTE {n}") for n in got.notes)
     alone = intake(eng, state, "Alice", "Hi Bob,\n\nKeep care\nAlice\n")
     assert not alone.applied and alone.refused == ["Keep care"]
+    # `pbem verify --sent` reads the input that left it out as a closing set aside, never SUBSTITUTED
+    from pbem.trust.sent import set_aside
+
+    known = {
+        w.upper() for line in ("DISCARD NONE", "LEADER-PREF Careful Soldier") for w in line.replace("-", " ").split()
+    }
+    assert set_aside(["DISCARD NONE", "keep care"], ["DISCARD NONE"], known) == ["keep care"]
 
 
 #: Orders typed with a prefix but shaped as orders: the order word in capitals, a word of the name whole, a capital,
