@@ -417,7 +417,8 @@ def without_copies(
             if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
                 changed += changed_in_quote(lines, per_line, drop, texts, keep)
-                changed += trimmed_in_quote(lines, per_line, drop, edited, keep)  # the list cut to the order meant
+                told = {line for line, _ in changed}
+                changed += [c for c in trimmed_in_quote(lines, per_line, drop, edited, keep) if c[0] not in told]
                 changed += changed_in_rewrapped(lines, first, in_copy, found_at, sent, keep, GRAM, changed)  # by words
     unquote_typed(lines, per_line, drop, edited or sent, keep, mine_quoted)  # "> TRIBUTE Gold 4": the writer's
     _drop_wordless_inside(lines, per_line, drop)
@@ -754,10 +755,22 @@ def trimmed_in_quote(
                 break  # no order of the list deleted
             if found[-1] == last and block[: len(typed)] == typed and (len(typed) > 1 or not heading):
                 break  # the quote cut under the list's first lines: a client's cut as well
+            if not _list_ends(lines, per_line, found[-1], keep):
+                break  # a line changed or rewrapped there: `changed_in_quote`'s, or the copy's
             out += [(lines[g].strip(), TRIMMED) for g in found if g in mine]
             n = found[-1] + 1
             break
     return out[:CHANGED]
+
+
+def _list_ends(lines: list[str], per_line: list[list[str]], at: int, keep: Callable[[str], bool]) -> bool:
+    """Whether the quoted list ends under line `at`: the quote ends, or goes on after a blank line with a line that is
+    no order (the report's next part), as a list the writer cut goes on; a line changed into another order or typed
+    there, or the rest of a line a client rewrapped, follows it with no blank line between."""
+    g, blank = at + 1, False
+    while g < len(lines) and (not per_line[g] or not _QUOTED.match(lines[g])):
+        blank, g = blank or not per_line[g], g + 1
+    return g >= len(lines) or (blank and not keep((marked_off(lines[g]) or "").strip()))
 
 
 def _quoted_of(lines: list[str], per_line: list[list[str]], start: int, block: list[str]) -> list[int]:
