@@ -29,15 +29,17 @@ def _key(line: str) -> str:
     return " ".join(line.casefold().split())
 
 
-def _joins(eng: Engine, state: dict[str, Any], player: str, ex: Extracted, result: Outcome) -> list[tuple[int, int]]:
-    """(k, n): refused order line `k` of `ex` and the `n` lines set aside right under it that make with it, joined, a
-    legal order of the player's now; at most `OFFERED` refused lines looked at."""
+def _wraps(
+    eng: Engine, state: dict[str, Any], player: str, ex: Extracted, result: Outcome
+) -> list[tuple[int, list[str], str]]:
+    """(k, rest, order): refused order line `k` of `ex`, the lines set aside right under it (`rest`, at most `WRAPS`)
+    that make with it, joined, the legal order `order` of the player's now; at most `OFFERED` found."""
     if result.accepted or not ex.chatter:
         return []
-    legal = {_key(line) for req in eng.requests(state) if req.player == player for line in req.legal}
+    legal = {_key(line): line for req in eng.requests(state) if req.player == player for line in req.legal}
     below = dict(zip(ex.placed, ex.chatter, strict=False))
     refused = {r.line for r in result.lines if not r.ok}
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, list[str], str]] = []
     for k, line in enumerate(ex.orders[: len(ex.order_end)]):
         if line not in refused or len(out) >= OFFERED:
             continue
@@ -45,8 +47,9 @@ def _joins(eng: Engine, state: dict[str, Any], player: str, ex: Extracted, resul
         rest: list[str] = []
         while len(rest) < WRAPS and (at + len(rest) + 1) in below:
             rest.append(below[at + len(rest) + 1])
-            if _key(" ".join([typed, *rest])) in legal:
-                out.append((k, len(rest)))
+            order = legal.get(_key(" ".join([typed, *rest])))
+            if order:
+                out.append((k, rest, order))
                 break
     return out
 
@@ -57,7 +60,11 @@ def read_joined(
     """(orders, outcome, the reading) with each refused line a wrap parted inside a name joined with the lines under it
     when that makes a legal order now and the message is then accepted ("PLACE-START Spain 3, France 1, German" over
     "States 2"); the joined lines taken out of the lines not read.  Else all as given.  One more `apply`."""
-    joins = _joins(eng, state, player, ex, result) if list(ex.orders) == list(orders) else []
+    joins = (
+        [(k, len(rest)) for k, rest, _ in _wraps(eng, state, player, ex, result)]
+        if list(ex.orders) == list(orders)
+        else []
+    )
     if not joins:
         return orders, result, ex
     below = dict(zip(ex.placed, ex.chatter, strict=False))
@@ -75,24 +82,8 @@ def read_joined(
 
 def offers(eng: Engine, state: dict[str, Any], player: str, ex: Extracted, result: Outcome) -> list[str]:
     """The notes offering, for each refused line of `ex` a wrap parted, the order it and the lines under it make."""
-    if result.accepted or not ex.chatter:
-        return []
-    legal = {_key(line): line for req in eng.requests(state) if req.player == player for line in req.legal}
-    below = dict(zip(ex.placed, ex.chatter, strict=False))
-    refused = {r.line for r in result.lines if not r.ok}
-    out: list[str] = []
-    for k, line in enumerate(ex.orders[: len(ex.order_end)]):
-        if line not in refused or len(out) >= OFFERED:
-            continue
-        typed, at = ex.typed[k] if k < len(ex.typed) else line, ex.order_end[k]
-        rest: list[str] = []
-        while len(rest) < WRAPS and (at + len(rest) + 1) in below:
-            rest.append(below[at + len(rest) + 1])
-            order = legal.get(_key(" ".join([typed, *rest])))
-            if order:
-                out.append(wrap_note(typed, " ".join(rest), order))
-                break
-    return out
+    typed = [ex.typed[k] if k < len(ex.typed) else ex.orders[k] for k in range(len(ex.orders))]
+    return [wrap_note(typed[k], " ".join(rest), order) for k, rest, order in _wraps(eng, state, player, ex, result)]
 
 
 def wrap_note(typed: str, rest: str, order: str) -> str:
