@@ -38,8 +38,6 @@ parenthesised remark, "please", and an arrow marking the listed line in the quot
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from tests.replies27 import sampled, tallied
@@ -47,6 +45,7 @@ from tests.test_replies3_players import KINDS, Moment, _plain, shared_moments
 from tests.test_replies7_clients import _message
 from tests.test_replies19_players import WHO
 from tests.test_replies31_realistic import verdict
+from tests.test_replies32_realistic import PICKS, Case, _listing  # the same case shape and answer place
 
 
 @pytest.fixture(scope="module")
@@ -121,29 +120,8 @@ MORE = (
 FAMILIES = (*HEADERS, *TYPED, *MORE)
 
 
-@dataclass(frozen=True)
-class Case:
-    family: str
-    pick: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.family}/{self.pick}"
-
-
-PICKS = 3
-
-
 def cases() -> list[Case]:
     return [Case(f, p) for f in FAMILIES for p in range(PICKS)]
-
-
-def _listing(original: list[str]) -> int:
-    """The index under the report's line that lists the orders (the answer is typed there), or the middle."""
-    at = next(
-        (i for i, q in enumerate(original) if "legal orders" in q.lower() or "would be accepted" in q.lower()), -1
-    )
-    return at + 1 if at >= 0 else len(original) // 2
 
 
 def _block(moment: Moment, labels: tuple[str, str, str, str], date: str) -> list[str]:
