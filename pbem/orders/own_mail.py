@@ -637,7 +637,8 @@ def changed_note(quoted: str, was: str = "x") -> str:
 #: `pbem.orders.own_quotes.marked_off`'s text of a line, stripped, in one match: a line quoted once or twice, what
 #: follows its marks (white space between them).  Called line by line (its `unquoted` twice), it cost 0.48 M
 #: instructions a reply of `changed_in_quote`'s, the match and a strip 0.29 M.
-_MARKED_OFF = re.compile(r"\s*+>\s*+(?:>\s*+)?+(?!>)(.*)", re.DOTALL)
+#: Anchored (`\A`): only ever `match`ed, and a search of it would read the blanks before a ">" again from each place.
+_MARKED_OFF = re.compile(r"\A\s*+>\s*+(?:>\s*+)?+(?!>)(.*)", re.DOTALL)
 
 
 def changed_in_quote(
