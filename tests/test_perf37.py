@@ -1,0 +1,100 @@
+"""perf37 (issue 27): the work beside the poll's thread, counted.
+
+* **The sender's reads.**  Each mail's status was read right before it is handed over (walk10) on a connection
+  taken from the readers' pool for that one read: with the due ids' and the chunks' reads, two in three of the
+  sender thread's checkouts, and about half its CPU was reading (`benchmarks/poll_throughput.py --timings`, a
+  cProfile of the thread).  On SQLite a `reading` connection opens no transaction, so each of its statements sees
+  the last commit: one connection now reads a nudge's ids, chunks and statuses.  Generated: batches of 0 to 40
+  outbox rows (due or later, queued or sent, one or two connections' shares) and a mail withdrawn by another
+  connection while the sender holds the rows read; `_due_mail` consumed; the pooled connections counted (at most
+  one a nudge) and every mail withdrawn before its turn skipped (the status read stays fresh).
+  36ff7173: 11 of the suite's 12 batches fail (`PBEM_FULL_SIZE=1`: 281 of 300), now 0.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import SimpleNamespace
+
+from sqlalchemy import event, text
+
+from pbem.mail.outbound import sender as sending
+from pbem.record import db, outbox, sentlog
+from pbem.record.db import transaction
+from tests.sizes import size
+
+WHEN = datetime(2026, 12, 7, 11, 0, tzinfo=UTC)
+
+
+def _rows(rng: random.Random, n: int, start: int) -> list[dict[str, object]]:
+    return [
+        dict(
+            message_id=f"<m{i}@perf37.test>",
+            purpose="report",
+            player="P",
+            to_addr=f"p{i % 5}@example.test",
+            raw=f"Subject: {i}\n\n".encode() + bytes([65 + i % 26]) * rng.choice((200, 5_000)),
+            keep_raw=None,
+            next_attempt_at=WHEN - timedelta(minutes=1) if rng.random() < 0.85 else WHEN + timedelta(hours=1),
+            created_at=WHEN,
+        )
+        for i in range(start, start + n)
+    ]
+
+
+def sender_reads(tmp_path: Path, cases: int) -> list[tuple[int, int, int, list[int]]]:
+    """The generated batches whose reading took more than one pooled connection, or sent a mail withdrawn before
+    its turn: (case, mails sent, connections taken, withdrawn mails yielded)."""
+    url = f"sqlite:///{tmp_path / 'out.db'}"
+    db.migrate(url)
+    readers = db._readers_of(db.engine_for(url))
+    taken: list[int] = []
+    event.listen(readers, "checkout", lambda *a: taken.append(1))
+    rng = random.Random(37)
+    wrong, start = [], 0
+    for case in range(cases):
+        with transaction(url) as conn:
+            conn.execute(text("UPDATE outbox SET status = 'sent'"))  # the earlier batches' mails: not due
+        rows = _rows(rng, rng.randint(0, 40), start)
+        start += len(rows)
+        with db.session(url) as s:
+            outbox.queue(s, rows)
+            s.commit()
+        with transaction(url) as conn:
+            ids = [int(i) for (i,) in conn.execute(text("SELECT id FROM outbox WHERE status = 'queued' ORDER BY id"))]
+        share = (rng.randrange(2), 2) if rng.random() < 0.3 else (0, 1)
+        journal = sentlog.SentLog(tmp_path / f"journal-{case}")
+        taken.clear()
+        got, withdrawn = [], set()
+        mails = sending._due_mail(
+            SimpleNamespace(database_url=url, home=tmp_path), WHEN, journal, sending.Claims(), share
+        )
+        for oid, _raw, _to in mails:
+            got.append(oid)
+            later = [i for i in ids if i > oid and i not in withdrawn]
+            if later and rng.random() < 0.2:  # `pbem game abandon` meanwhile, from another process's connection
+                gone = rng.choice(later)
+                withdrawn.add(gone)
+                with transaction(url) as conn:
+                    conn.execute(text("UPDATE outbox SET status = 'withdrawn' WHERE id = :i"), {"i": gone})
+        journal.close(remove=True)
+        sent_withdrawn = [i for i in got if i in withdrawn]
+        if len(taken) > 1 or sent_withdrawn:
+            wrong.append((case, len(got), len(taken), sent_withdrawn))
+    return wrong
+
+
+def test_the_sender_reads_a_nudge_on_one_connection_and_each_status_fresh(tmp_path: Path) -> None:
+    wrong = sender_reads(tmp_path, size(300, 12))
+    assert not wrong, f"{len(wrong)} batches (case, mails, connections taken, withdrawn yet sent): {wrong[:5]}"
+
+
+if __name__ == "__main__":  # the generators' counts with any checkout's pbem first on the path (36ff7173 included)
+    import sys
+    import tempfile
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"sender reads: {len(sender_reads(Path(tmp), n))} of {n} batches wasteful or stale")
