@@ -17,28 +17,16 @@
   Message-ID must be the one the old reading of the first 64 KB gives, and the bytes given to the parser at most
   the header block's.  36ff7173: 10 of the suite's 12 messages hand the parser more (full: 186 of 300), now 0;
   the Message-IDs agree on 3,000 generated messages.
-* **SMTP round trips.**  With PIPELINING each mail cost two: MAIL, RCPT and DATA in one write, then, after the
-  server's 354, the text.  Where the server offers CHUNKING (RFC 3030; Postfix does) the text now goes in the
-  same write as one `BDAT n LAST` chunk: one round trip a mail, and the sender thread wakes once a mail instead
-  of twice.  Generated: sequences of 1 to 12 mails (lines starting with ".", bare LF, no line end at the end, 8-bit
-  bytes, up to 60 KB) to a server on 127.0.0.1 offering PIPELINING and CHUNKING, which refuses some senders and
-  recipients (4xx, 5xx, 421); the writes of each mail's attempt counted (at most one), and the outcome of each send (sent, or the
-  error's class) and the bytes the server received are those of the same server without CHUNKING (DATA).
-  36ff7173: 12 of the suite's 12 sequences fail (full: 261 of 300), now 0 (full: 0).
 """
 
 from __future__ import annotations
 
 import random
 import re
-import smtplib
-import socket
-import threading
 from datetime import UTC, datetime, timedelta
 from email.parser import BytesHeaderParser
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 from sqlalchemy import event, text
 
@@ -197,155 +185,6 @@ def test_the_imap_thread_parses_only_a_messages_header_for_its_message_id() -> N
     assert not wrong, f"{len(wrong)} messages (case, old, new, bytes parsed, header block): {wrong[:5]}"
 
 
-class _Sink:
-    """An SMTP server on 127.0.0.1 offering PIPELINING (and CHUNKING if `chunking`); it answers each mail's MAIL
-    and RCPT as `script` says (a list per mail: the MAIL's code, then each RCPT's) and keeps what it accepted."""
-
-    def __init__(self, chunking: bool, script: list[list[int]]) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.chunking, self.script = chunking, list(script)
-        self.received: list[bytes] = []
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            with conn, conn.makefile("rb") as rd:
-                if self._session(conn, rd):
-                    return
-
-    def _session(self, conn: socket.socket, rd: Any) -> bool:
-        """One connection; True once the client said QUIT."""
-        conn.sendall(b"220 sink\r\n")
-        codes: list[int] = []
-        while line := rd.readline():
-            verb = line.split(b" ", 1)[0].strip().upper()
-            if verb == b"EHLO":
-                conn.sendall(b"250-sink\r\n250-PIPELINING\r\n" + b"250-CHUNKING\r\n" * self.chunking + b"250 SIZE\r\n")
-            elif verb == b"MAIL":
-                codes = self.script.pop(0) if self.script else [250, 250]
-                conn.sendall(f"{codes[0]} mail\r\n".encode())
-                if codes[0] == 421:
-                    return False
-                codes = codes[1:] if codes[0] == 250 else []
-                ok = False
-            elif verb == b"RCPT":
-                code = codes.pop(0) if codes else 503
-                ok = ok or code == 250
-                conn.sendall(f"{code} rcpt\r\n".encode())
-                if code == 421:
-                    return False
-            elif verb in (b"DATA", b"BDAT"):
-                if verb == b"DATA":
-                    if not ok:
-                        conn.sendall(b"503 no recipients\r\n")
-                        continue
-                    conn.sendall(b"354 go\r\n")
-                    lines = []
-                    while (got := rd.readline()) not in (b".\r\n", b""):
-                        lines.append(got[1:] if got.startswith(b".") else got)
-                    text = b"".join(lines)
-                else:
-                    text = rd.read(int(line.split()[1]))
-                conn.sendall(b"250 queued\r\n" if ok else b"503 no recipients\r\n")
-                if ok:
-                    self.received.append(text)
-                ok = False
-            elif verb == b"RSET":
-                conn.sendall(b"250 reset\r\n")
-            elif verb == b"QUIT":
-                conn.sendall(b"221 bye\r\n")
-                return True
-            else:
-                conn.sendall(b"500 what\r\n")
-        return False
-
-    def close(self) -> None:
-        self.server.close()
-        self.thread.join(10)
-
-
-def _text(rng: random.Random, n: int) -> bytes:
-    lines = [rng.choice((b".", b"..x", b"line", b"caf\xc3\xa9 ok", b"", b"x" * 900)) for _ in range(rng.randint(1, 60))]
-    raw = f"Subject: {n}\n\n".encode() + rng.choice((b"\n", b"\r\n")).join(lines) * rng.choice((1, 1, 60))
-    return raw + rng.choice((b"", b"\n", b"\r\n"))
-
-
-def _outcomes(chunking: bool, script: list[list[int]], mails: list[bytes]) -> tuple[list[str], list[bytes], list[int]]:
-    """Each send's outcome, what the server received, and the writes of each mail's last attempt."""
-    from pbem.mail.transports import smtp
-
-    sink = _Sink(chunking, script)
-    writes: list[int] = []
-    real = smtplib.SMTP.send
-
-    def counted(self: smtplib.SMTP, s: Any) -> None:
-        head = (s if isinstance(s, bytes) else s.encode())[:4].lower()
-        if head == b"mail":  # an attempt starts (a mail the server hung up on is sent again on a new connection)
-            writes[-1] = 0
-        writes[-1] += head not in (b"ehlo", b"helo", b"rset", b"quit")  # the attempt's own writes
-        real(self, s)
-
-    out = smtp.SmtpSender("127.0.0.1", sink.port, timeout=10, local_hostname="perf37.test")
-    got = []
-    try:
-        out.open()
-        smtplib.SMTP.send = counted  # type: ignore[method-assign]
-        for raw in mails:
-            writes.append(0)
-            try:
-                out.send(raw, "moderator@example.test", ["p1@example.test", "p2@example.test"])
-                got.append("sent")
-            except Exception as exc:
-                got.append(type(exc).__name__)
-    finally:
-        smtplib.SMTP.send = real  # type: ignore[method-assign]
-        out.close()
-        sink.close()
-    return got, sink.received, writes
-
-
-_REFUSALS = ([250, 250, 250],) * 6 + (
-    [250, 550, 250],
-    [250, 450, 550],
-    [250, 550, 550],
-    [550],
-    [451],
-    [421],
-    [250, 421],
-)
-
-
-def round_trips(cases: int) -> list[tuple[int, str]]:
-    """The generated sequences that took more than one write a mail, or whose outcomes or received bytes differ
-    from DATA's: (case, what)."""
-    rng = random.Random(3737)
-    wrong = []
-    for case in range(cases):
-        mails = [_text(rng, n) for n in range(rng.randint(1, 12))]
-        script = [list(rng.choice(_REFUSALS)) for _ in mails]
-        chunked = _outcomes(True, script, mails)
-        plain = _outcomes(False, script, mails)
-        if chunked[:2] != plain[:2]:
-            wrong.append((case, f"outcomes {chunked[0]} against DATA's {plain[0]}, or other bytes received"))
-        elif any(
-            w > 1 for w, o, sc in zip(chunked[2], chunked[0], script, strict=True) if o == "sent" and 421 not in sc
-        ):
-            wrong.append((case, f"writes a mail sent {chunked[2]}"))
-    return wrong
-
-
-def test_a_mail_is_one_round_trip_where_the_server_offers_chunking() -> None:
-    wrong = round_trips(size(300, 12))
-    assert not wrong, f"{len(wrong)} sequences: {wrong[:5]}"
-
-
 if __name__ == "__main__":  # the generators' counts with any checkout's pbem first on the path (36ff7173 included)
     import sys
     import tempfile
@@ -353,5 +192,4 @@ if __name__ == "__main__":  # the generators' counts with any checkout's pbem fi
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     with tempfile.TemporaryDirectory() as tmp:
         print(f"sender reads: {len(sender_reads(Path(tmp), n))} of {n} batches wasteful or stale")
-    print(f"round trips: {len(round_trips(n))} of {n} sequences took two a mail or differed from DATA")
     print(f"message ids: {len(message_id_waste(n))} of {n} messages parsed past their header or read otherwise")

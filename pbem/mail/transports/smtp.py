@@ -5,9 +5,7 @@ connection is opened on the first `send` and reused for the whole run; if the
 server dropped it in between, it is reopened once.  Where the server offers
 PIPELINING (RFC 2920), MAIL, RCPT and DATA go out in one write and their
 answers are read together: two round trips per message instead of four
-(smtplib itself waits for each answer); where it offers CHUNKING too (RFC 3030,
-Postfix does), the message goes as one BDAT chunk in that same write: one
-round trip.  `another()` makes a sender with the
+(smtplib itself waits for each answer).  `another()` makes a sender with the
 same settings for a second connection (`[smtp] connections`).  Failures are sorted for
 the outbox: connection problems, failures while connecting or logging in,
 and 4xx replies raise `TransientSendError` (retry on a later run); 5xx
@@ -356,8 +354,6 @@ def transmit(
     size = f" SIZE={len(raw)}" if conn.has_extn("size") else ""
     commands = [f"MAIL FROM:{quoted(sender)}{size}"]
     commands += [f"RCPT TO:{quoted(r)}" for r in recipients]
-    if conn.has_extn("chunking"):
-        return _chunked(conn, sender, recipients, commands, raw, data_end)
     conn.send("".join(f"{c}\r\n" for c in [*commands, "DATA"]))
     mail = conn.getreply()
     answers = [conn.getreply() for _ in recipients]
@@ -381,35 +377,6 @@ def transmit(
     if code != 250:
         conn.rset()
         raise smtplib.SMTPDataError(code, text)
-    return refused
-
-
-def _chunked(
-    conn: smtplib.SMTP, sender: str, recipients: list[str], commands: list[str], raw: bytes, data_end: float
-) -> dict[str, tuple[int, bytes]]:
-    """`transmit` where the server offers CHUNKING as well (RFC 3030): the envelope and the whole message as one
-    `BDAT n LAST` chunk in one write, and the answers read together, one round trip a mail instead of two (the
-    answer to DATA was awaited before the text could go), and no dot-stuffing for the server to undo.  The server
-    gets the bytes DATA would have carried to it, line for line (the CRLF a text without one at its end gets before
-    the "." included).  A refused envelope: the server reads the chunk and refuses it too (RFC 3030 section 2);
-    the answers are awaited up to `data_end` seconds, as the one to the final "." (a server may hold its answers to
-    MAIL and RCPT until it has read the chunk)."""
-    body = raw if raw.endswith(b"\r\n") else raw + b"\r\n"
-    conn.send("".join(f"{c}\r\n" for c in [*commands, f"BDAT {len(body)} LAST"]).encode("ascii") + body)
-    _wait(conn, data_end)
-    mail = conn.getreply()
-    answers = [conn.getreply() for _ in recipients]
-    data = conn.getreply()
-    if mail[0] != 250:
-        conn.close() if 421 in (mail[0], data[0]) else conn.rset()
-        raise smtplib.SMTPSenderRefused(mail[0], mail[1], sender)
-    refused = {r: a for r, a in zip(recipients, answers, strict=True) if a[0] not in (250, 251)}
-    if len(refused) == len(recipients):
-        conn.close() if data[0] == 421 else conn.rset()
-        raise smtplib.SMTPRecipientsRefused(refused)
-    if data[0] != 250:
-        conn.close() if data[0] == 421 else conn.rset()
-        raise smtplib.SMTPDataError(data[0], data[1])
     return refused
 
 
