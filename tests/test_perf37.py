@@ -18,8 +18,8 @@
   the header block's.  36ff7173: 10 of the suite's 12 messages hand the parser more (full: 186 of 300), now 0;
   the Message-IDs agree on 3,000 generated messages.
 * **The loop checks' header walks.**  `loops.auto_reason` (run by `parse`, on the parse-ahead threads) read each of
-  eleven headers by walking every header of the message and lowering its name again: 245 `str.lower` calls a
-  benchmark mail.  Now the headers are indexed by lower-case name once (`loops._heads`).  Generated: messages of
+  eleven headers by walking every header of the message and lowering its name again: eleven walks a message
+  (0.019 ms of a 25-header Gmail reply's checks, 0.010 now).  Now the headers are indexed by lower-case name once (`loops._heads`).  Generated: messages of
   0 to 30 headers, mostly a person's mail's, a tenth drawn from the markers the checks read (every case of their
   names, repeated, 8-bit values, encoded and long subjects, comments); the headers walked counted (at most once a
   message), and the reason the same as the old walk's.  36ff7173: 11 of the suite's 12 messages walk them more than
