@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pbem.record.store import Former, Loaded
 
 MAX_GAME_NAME = 40
-GAME_NAME = re.compile(rf"[a-z][a-z0-9-]{{0,{MAX_GAME_NAME - 1}}}")
+GAME_NAME = re.compile(rf"\A[a-z][a-z0-9-]{{0,{MAX_GAME_NAME - 1}}}")
 ALLOWED = (
     f"a game name is lower-case letters, digits and '-', starts with a letter and has at most {MAX_GAME_NAME} "
     "characters, for example thirty-7 or hh1"
@@ -55,7 +55,7 @@ def inside(directory: Path, stem: str, suffix: str) -> Path:
     """`directory/stem.suffix`, refused (ValueError) if it would not be a file directly in `directory`."""
     root = directory.resolve()
     path = (root / f"{stem}.{suffix}").resolve()
-    if path.parent != root or not re.fullmatch(r"[A-Za-z0-9_-]+", stem):
+    if path.parent != root or not re.fullmatch(r"\A[A-Za-z0-9_-]+", stem):
         raise ValueError(f"{stem!r} is not a safe file name in {directory}")
     return path
 

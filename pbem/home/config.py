@@ -238,7 +238,7 @@ def _check_name(v: Any) -> str:
 
 
 def _check_address(v: Any) -> str:
-    if isinstance(v, str) and len(v) <= MAX_ADDRESS and re.fullmatch(r"[^@\s<>]+@[^@\s<>]+", v):
+    if isinstance(v, str) and len(v) <= MAX_ADDRESS and re.fullmatch(r"\A[^@\s<>]+@[^@\s<>]+", v):
         return v
     raise ValueError(f'must be a bare email address such as "moderator@example.org", at most {MAX_ADDRESS} characters')
 
@@ -320,7 +320,7 @@ def _check_percent(v: Any) -> int:
 
 
 def _check_authserv_id(v: Any) -> str:
-    if isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9.-]{1,253}", v):
+    if isinstance(v, str) and re.fullmatch(r"\A[A-Za-z0-9.-]{1,253}", v):
         return v
     raise ValueError('must be the authserv-id of your receiving mail server, such as "mx.example.org"')
 

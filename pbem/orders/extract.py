@@ -262,9 +262,9 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
 #: `pbem.app.refusals` reads what follows it).  "PLACE-START" and "Close-Quarter" are words; "PASS -3" no dash.
 _DASH = re.compile(r"[ \t\u00a0](?:[\u2013\u2014]{1,2}|--|-(?=[ \t\u00a0]*$))(?=[ \t\u00a0]|$)")
 #: "1x" (or "1 x", "1×", "x1") right after the order word: one of what follows ("TRIBUTE 1x Gold 5").
-_ONCE = re.compile(r"(?:1[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?1)[ \t\u00a0]+(?=\S)", re.IGNORECASE)
+_ONCE = re.compile(r"\A(?:1[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?1)[ \t\u00a0]+(?=\S)", re.IGNORECASE)
 #: "2 x", "3x" right after the order word: a count the order has no room for ("TRIBUTE 2 x Copper 2"): told, never read.
-_TIMES = re.compile(r"(?:\d{1,3}[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?\d{1,3})[ \t\u00a0]+(?=\S)", re.IGNORECASE)
+_TIMES = re.compile(r"\A(?:\d{1,3}[ \t\u00a0]?[x\u00d7]|[x\u00d7][ \t\u00a0]?\d{1,3})[ \t\u00a0]+(?=\S)", re.IGNORECASE)
 
 
 def _dashed_item(head: str, rest: str) -> bool:
@@ -523,7 +523,7 @@ def _commanded(word: str, line: str) -> bool:
 
 #: "end of my orders", "End of message": the end said in words, which stops the reading as END does.
 _END_OF = re.compile(
-    r"end\s++(?:of\s++)?(?:(?:my|the|this|our)\s++)?(?:orders?|message|mail|e-?mail|turn|moves?)", re.IGNORECASE
+    r"\Aend\s++(?:of\s++)?(?:(?:my|the|this|our)\s++)?(?:orders?|message|mail|e-?mail|turn|moves?)", re.IGNORECASE
 )
 
 
@@ -669,8 +669,8 @@ _GOES_ON_FROM = re.compile(r"^(?:[,+&]|and\b|(?-i:(?:TARGET|GIVING|EXCEPT|THEN)\
 #: A number alone (or before a comma) under an order whose last word is a name ("PLAY Silver" / "11", "PLACE-START
 #: France" / "1, France 2"): the order's number a wrap parted from its name (players32).  An order of one word
 #: ("PASS" / "2") is never joined so.
-_NUMBER_BELOW = re.compile(r"\d{1,2}(?:[.!]?$|,\s)")  # "11", "1, France 2, ...": the number, a list going on
-_NAME_LAST = re.compile(r"[A-Z][a-zA-Z-]*")  # the line's last word, a name (fullmatch)
+_NUMBER_BELOW = re.compile(r"\A\d{1,2}(?:[.!]?$|,\s)")  # "11", "1, France 2, ...": the number, a list going on
+_NAME_LAST = re.compile(r"\A[A-Z][a-zA-Z-]*")  # the line's last word, a name (fullmatch)
 WRAPPED = 80  # characters of a line read as the rest of the order above it, at most
 
 

@@ -312,5 +312,5 @@ SIGNED_LONGEST = 50  # characters of a sign-off line, its name included, at most
 #: one to three words, each starting with a capital, no digit.  "Thanks, Bob" was a remark: an order under it was
 #: read (or refused, the mail with it) where under "Thanks," / "Bob" it is the signature's, set aside and told.
 _NAMED = re.compile(
-    r"([^\W\d_][^,\-–—!\d]{0,30}?)\s*+[,\-–—]\s*+[A-ZÀ-Þ][^\W\d_]{0,20}+\.?(?:\s+[A-ZÀ-Þ][\w'’.\-]{0,20}+){0,2}"
+    r"\A([^\W\d_][^,\-–—!\d]{0,30}?)\s*+[,\-–—]\s*+[A-ZÀ-Þ][^\W\d_]{0,20}+\.?(?:\s+[A-ZÀ-Þ][\w'’.\-]{0,20}+){0,2}"
 )

@@ -53,7 +53,7 @@ _GREETING = re.compile(
 )
 #: A name before a Japanese, Chinese or Korean greeting ("Bob你好，PASS", "田中さん、こんにちは。PASS", "Bob님
 #: 안녕하세요, PASS"): how those languages greet someone by name.  Looked for only in a line not all ASCII.
-_NAME_FIRST = re.compile(rf"([^\W\d_][^\W_]{{0,15}}?)[ \t\u3000,、]*(?=(?:{_KOREAN})(?![^\W_])|{_UNSPACED})")
+_NAME_FIRST = re.compile(rf"\A([^\W\d_][^\W_]{{0,15}}?)[ \t\u3000,、]*(?=(?:{_KOREAN})(?![^\W_])|{_UNSPACED})")
 #: The words a greeting may name its reader with besides a name ("Hallo zusammen", "Bonjour à tous", "Hi all").
 _EVERYONE_WORDS = (
     "all everyone everybody folks guys team there y'all gang zusammen allerseits alle à a tous todos todas tutti "

@@ -420,7 +420,7 @@ PG_CONNECT_TIMEOUT = 10
 #: unreadable one ("abc") raised ValueError out of the name look-up.  The configuration refuses such a URL in one
 #: line (`pbem.home.config`); any other (a test's, a backup's) is read by `connect_seconds`.
 PG_CONNECT_MOST = 300
-_SECONDS = re.compile(r"[+-]?[0-9]{1,12}")
+_SECONDS = re.compile(r"\A[+-]?[0-9]{1,12}")
 
 
 def connect_seconds(given: object) -> int:

@@ -29,8 +29,8 @@ from markupsafe import Markup, escape
 
 from pbem.render.tables import NARROW, html_table, text_table
 
-_ITEM = re.compile(r"((?<!\d)\d++\.|\*|-) ++(?=\S)")  # a number starts only where a run of digits does: linear
-_RULE = re.compile(r"[=-]{3,}")
+_ITEM = re.compile(r"\A((?<!\d)\d++\.|\*|-) ++(?=\S)")  # a number starts only where a run of digits does: linear
+_RULE = re.compile(r"\A[=-]{3,}")
 _SPAN = re.compile(r"`([^`]+)`")
 _LEADING_SPAN = re.compile(r"`([^`]+)`\s*")
 _NOTE = re.compile(r"(?<! ) {2,}+(?=\()")  # the gap before a "(note)", from where its run of spaces starts
@@ -67,7 +67,7 @@ def blocks(source: str) -> list[Block]:
             continue
         if body.startswith("|") and body.endswith("|") and len(body) > 1:
             cells = tuple(c.strip() for c in body[1:-1].split("|"))
-            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+            if not all(re.fullmatch(r"\A:?-+:?", c) for c in cells):
                 table.append(cells)
             open_ = None
             continue

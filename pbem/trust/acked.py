@@ -36,7 +36,7 @@ _UNDERSTOOD = "   (understood as: "
 #: The engine's reading of a row, on the line below it (a phone's 40 columns), as written since the fifteenth
 #: session; read as the row's old third column, "   (understood as: ...)", so both forms compare alike.
 UNDERSTOOD_BELOW = "       understood as: "
-_ROW = re.compile(r"<tr><td><code>([^<]*+)</code></td><td>ok([^<]*+)</td></tr>")
+_ROW = re.compile(r"\A<tr><td><code>([^<]*+)</code></td><td>ok([^<]*+)</td></tr>")
 _HTML_MORE = re.compile(r"<p>\u2026 and (\d{1,9}) more lines? not shown\.</p>")
 _HELD_LIST = ('were applied:</p>\n<ul class="legal">', "</ul>")  # (`quote.between`: linear, a lazy pattern was not)
 _ITEM = ("<li><code>", "</code></li>")  # on one line
@@ -439,7 +439,7 @@ def unparagraphed(html: str) -> str:
 
 _ASIDE_TEXT = "Not read as orders (set aside:"
 _ASIDE_HTML = re.compile(r"<p>Not read as orders \(set aside:[^<]{0,400}</p><pre>([^<]{0,200000})</pre>")
-_MORE_ASIDE = re.compile(r"(?:    \.\.\.|\u2026) and \d{1,9} more lines? not shown")
+_MORE_ASIDE = re.compile(r"\A(?:    \.\.\.|\u2026) and \d{1,9} more lines? not shown")
 
 
 def aside_parts(text: str, page: str) -> str:
@@ -488,7 +488,7 @@ _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,20})([^<>]{0,400})>")
 HINT = (
     "Reply to this mail with your orders; a new mail needs your player code, which is in your first mail for this game."
 )
-_RECORD = re.compile(r"Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.")
+_RECORD = re.compile(r"\ARecord #(\d{1,9}), ([0-9a-f]{16})\.\.\.")
 _TITLE = re.compile(r"<title>(.{0,400}?)</title>", re.S)
 _H1 = re.compile(r"<h1>(.{0,400}?)</h1>", re.S)
 

@@ -636,10 +636,10 @@ def _ends(have: list[str], places: list[int], last: int, tag: str) -> bool:
 
 #: A line of a header block a mail client writes over a copy of a mail ("From: pbem <...>", "Betreff: ..."), or the
 #: rule of dashes over it.
-_FIELD = re.compile(r"[^\W\d][\w-]{0,23}:(?: |$)|[-_=*]{5}")
+_FIELD = re.compile(r"\A(?:[^\W\d][\w-]{0,23}:(?: |$)|[-_=*]{5})")
 
 
-_PRESS_TO = re.compile(r"press to ([^:]*+):?+(.*+)")
+_PRESS_TO = re.compile(r"\Apress to ([^:]*+):?+(.*+)")
 
 
 def _same(have: list[str], want: list[str]) -> bool:

@@ -165,7 +165,7 @@ def _rfc822_parse(message: bytes) -> tuple[list[list[bytes]], bytes]:
                 raise dkimpy().MessageFormatError("a continuation line before any header field")
             fields[-1][1].append(line + b"\r\n")
             continue
-        m = re.match(rb"([\x21-\x7e]+?):", line)
+        m = re.match(rb"\A([\x21-\x7e]+?):", line)
         if m is not None:
             fields.append((m.group(1), [line[m.end(0) :] + b"\r\n"]))
         elif not line.startswith(b"From "):

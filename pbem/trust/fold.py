@@ -50,7 +50,7 @@ from pbem.engine.seats import RENAME, rename
 UNDO = "undo"
 MODES = ("replay", "reroll")
 MARK = "mark:"
-_MARKED = re.compile(r"mark:[0-9a-f]{32}")
+_MARKED = re.compile(r"\Amark:[0-9a-f]{32}")
 KEEP = 8  # nodes between the states a fold going back keeps (`Fold.kept`): where it passed, 2 * KEEP - 1 inputs at most
 
 

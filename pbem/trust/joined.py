@@ -26,8 +26,8 @@ from pbem.trust import deal as joining
 from pbem.trust.acked import FIXED_NOTES, NOTES, PARAGRAPHS
 from pbem.trust.quote import apart, clip, quote
 
-_FIRST = re.compile(r'Your message "(.{0,2000})" was read\.')
-_FIRST_HTML = re.compile(r"Your message \u201c(.{0,2000})\u201d was read\.", re.S)
+_FIRST = re.compile(r'\AYour message "(.{0,2000})" was read\.')
+_FIRST_HTML = re.compile(r"\AYour message \u201c(.{0,2000})\u201d was read\.", re.S)
 _JOINED = re.compile(r'Game (.{1,400}?): you have joined, (.{1,400}?), (?:with the salt "(.{0,800})"|without a salt)\.')
 _JOINED_HTML = re.compile(
     r"Game (.{1,400}?): you have joined, (.{1,400}?), (?:with the salt \u201c(.{0,800})\u201d|without a salt)\. "
@@ -38,16 +38,16 @@ _ALREADY = re.compile(
     r"Game (.{1,400}?): you have already joined\. Your salt is fixed once given, so nothing was changed\."
 )
 _REFUSED = re.compile(r"Game (.{1,400}?): you have not joined yet; nothing in your message was applied:")
-_WAITING = re.compile(r"Waiting for: (.{1,4000}?)\. The cards are dealt once every player has joined\.")
+_WAITING = re.compile(r"\AWaiting for: (.{1,4000}?)\. The cards are dealt once every player has joined\.")
 DEALT = "Every player has joined: the cards are dealt. Your first report follows."
 FIXED = "Your salt is fixed now; it is published with the deal."
 SEND = "Send JOIN alone on a line, and if you like a line SALT <any text>, in a reply (a new message needs your CODE line too)."
 #: `SEND` as pbem wrote it up to walk8, which asked every sender for a CODE line a reply does not need
 SENDS = (SEND, "Send JOIN alone on a line, and if you like a line SALT <any text>, with your CODE line.")
-_RECEIPT = re.compile(r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is")
+_RECEIPT = re.compile(r"\ARecorded as entry #\d{1,9} of the game's record as you may see it; its hash is")
 KEEP = "Keep this mail: it is your receipt (pbem verify --mail checks it against the published history)."
-_RECORD = re.compile(r"Record #\d{1,9}, [0-9a-f]{16}\.\.\.")
-_HASH = re.compile(r"  [0-9a-f]{64}")
+_RECORD = re.compile(r"\ARecord #\d{1,9}, [0-9a-f]{16}\.\.\.")
+_HASH = re.compile(r"\A  [0-9a-f]{64}")
 NOTE = "  NOTE "
 MAX_ROW = 2_000  # characters of a refused row read (pbem quotes a line of a JOIN's message whole: a salt is short)
 #: Characters of a JOIN's acknowledgement read, text and HTML (pbem's are about 1 and 4 KB): a longer one is named

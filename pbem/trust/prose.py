@@ -50,30 +50,30 @@ RECORD = re.compile(r"^Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.$")
 #: otherwise ("Correct the line below and send the whole message again. Bob has voted.") is no line pbem writes
 #: (sixth round: only their first words were read, so the rest of such a line was the moderator's to word).
 ACK_WHOLE = (
-    re.compile(r'Your message ".{0,400}" for game "(.{1,200})" was read\.'),
-    re.compile(r"Accepted and applied:"),
+    re.compile(r'\AYour message ".{0,400}" for game "(.{1,200})" was read\.'),
+    re.compile(r"\AAccepted and applied:"),
     re.compile(
-        r"NOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
+        r"\ANOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
     ),
-    re.compile(r"Correct the lines? below and send the whole message again\."),
-    re.compile(r"It cannot be corrected now: see the note above\."),  # before walk9
-    re.compile(r"Its lines are not used: see the note above\."),
+    re.compile(r"\ACorrect the lines? below and send the whole message again\."),
+    re.compile(r"\AIt cannot be corrected now: see the note above\."),  # before walk9
+    re.compile(r"\AIts lines are not used: see the note above\."),
     re.compile(
-        r"Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
+        r"\ANothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
     ),
-    re.compile(r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is"),
-    re.compile(r"Keep this mail: it is your receipt \(pbem verify --mail checks it against the published history\)\."),
+    re.compile(r"\ARecorded as entry #\d{1,9} of the game's record as you may see it; its hash is"),
+    re.compile(r"\AKeep this mail: it is your receipt \(pbem verify --mail checks it against the published history\)\."),
     re.compile(
-        r"Not read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
+        r"\ANot read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
         r"order must start with its order word, see HELP\):"
     ),
     re.compile(
-        r"Not read as orders \(set aside: lines under your signature or sign-off, footers, closings and remarks are not "
+        r"\ANot read as orders \(set aside: lines under your signature or sign-off, footers, closings and remarks are not "
         r"read; to send one as an order, write it above your signature, starting with its order word, see HELP\):"
     ),
-    re.compile(r"Orders now on file for you \(revisable until the step resolves\):"),
-    re.compile(r"Still awaited from: [^\n]{1,2000}\."),
-    re.compile(r"Your report follows in a separate message\."),
+    re.compile(r"\AOrders now on file for you \(revisable until the step resolves\):"),
+    re.compile(r"\AStill awaited from: [^\n]{1,2000}\."),
+    re.compile(r"\AYour report follows in a separate message\."),
 )
 
 

@@ -39,7 +39,7 @@ READ = frozenset({RESIGN, "replace", "process"})  # the moderator events whose o
 #: The first day of pbem's releases that chain each resignation: a `process` event dated from then on must follow one.
 SINCE = datetime(2026, 12, 7, tzinfo=UTC)
 #: The word that confirmed a resignation (``word``, since fairness24; required in a game that declares `pbem.trust.asked.BINDINGS`).
-WORD = re.compile(r"[1-9][0-9]{5}")
+WORD = re.compile(r"\A[1-9][0-9]{5}")
 #: How far ahead of the record's clock a provider's may be: a signature this much after `SINCE` is not a record's
 #: from before it, whatever the two clocks.
 SKEW = timedelta(hours=1)

@@ -28,7 +28,7 @@ INSECURE_NOTE = (
     "the moderator chose this game's seed by hand (--insecure-seed): it is weaker than 128 bits, "
     "so a player could have guessed it from the commitment and learned every secret."
 )
-_HEX = re.compile(r"[0-9a-fA-F]+")
+_HEX = re.compile(r"\A[0-9a-fA-F]+")
 
 
 def patterned(seed: str) -> bool:

@@ -483,12 +483,12 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
 
 
 SUBJECT_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: the subject an acknowledgement quotes
-_ACK_FIRST = re.compile(r'Your message "(.{0,400})" for game "(?:.{1,200})" was read\.')
+_ACK_FIRST = re.compile(r'\AYour message "(.{0,400})" for game "(?:.{1,200})" was read\.')
 _ASIDE = "Not read as orders (set aside:"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 #: A note quoting a line of the player's message: '"LINE": why' or '"LINE" was ...' (`pbem.orders.extract`, the
 #: absence's, `pbem.app.lines.replaced`); LINE is read up to the last quote before the note goes on.
-_NOTE = re.compile(r'  NOTE "(.{1,400})"(?::| was) ')
+_NOTE = re.compile(r'\A  NOTE "(.{1,400})"(?::| was) ')
 
 
 def _said(text: str) -> tuple[str, list[str]] | None:

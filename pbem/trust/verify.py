@@ -489,7 +489,7 @@ def _unsent(e: dict[str, Any]) -> None:
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(text)}")
 
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")  # a move's binding of its address (``to``, `pbem.trust.asked.moved_to`)
+_HEX64 = re.compile(r"\A[0-9a-f]{64}")  # a move's binding of its address (``to``, `pbem.trust.asked.moved_to`)
 
 
 def _public(e: dict[str, Any], where: str, keys: list[str], holds: str) -> dict[str, Any]:

@@ -72,7 +72,7 @@ def describe(cards: Iterable[str]) -> str:
 
 # a word in any script is a word: "TRIBUTE Copper 2にしません" (I will not) was read as TRIBUTE Copper 2, its Japanese
 # dropped unseen (players28); now "にしません" is no card name, refused with its reason
-_TOKEN = re.compile(r"[^\W\d_]+\d+|\d+|[^\W\d_]+")
+_TOKEN = re.compile(r"[^\W\d_]+\d*|\d+")  # letters with the digits after them, or digits: one reading of a run
 _SPLIT = re.compile(r"(?<!\s)\s*+(?:,|\+|;|\band\b|\bthen\b)\s*", re.I)  # a run of spaces tried once: linear
 
 
@@ -99,7 +99,7 @@ def _pieces(text: str) -> list[tuple[str | None, int | None, str]]:
     i = 0
     while i < len(words):
         w = words[i]
-        glued = re.fullmatch(r"([a-z]+)(\d+)", w)
+        glued = re.fullmatch(r"\A([a-z]+)(\d+)", w)
         if glued:
             out.append((_lineage_of(glued.group(1)) or "?", _value_of(glued.group(2)) or 0, w))
             i += 1

@@ -102,7 +102,7 @@ def match_cards(text: str, pool: list[str], what: str) -> list[str]:
     try:
         return names.match_many(text, pool, what)
     except RuleError:
-        groups = re.findall(r"[^\d]++\d+|[^\d]+$", names.norm(text))
+        groups = re.findall(r"[^\d]++\d*+", names.norm(text))  # words, then a number: one reading of a run
         return [match_card(g.strip(), pool, what) for g in groups if g.strip()]
 
 

@@ -93,7 +93,7 @@ def header(name: str, value: str) -> str:
 
 #: Printable ASCII words without ";" or "," (where `email.header` prefers to fold), one space apart: the long
 #: headers of every mail (References, the receipt's record and signature) are such words.
-_PLAIN_WORDS = re.compile(r"[!-+\--:<-~]+(?: [!-+\--:<-~]+)*")
+_PLAIN_WORDS = re.compile(r"\A[!-+\--:<-~]+(?: [!-+\--:<-~]+)*")
 
 
 def _folded(name: str, value: str) -> str:
