@@ -62,7 +62,9 @@ ACK_WHOLE = (
         r"\ANothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
     ),
     re.compile(r"\ARecorded as entry #\d{1,9} of the game's record as you may see it; its hash is"),
-    re.compile(r"\AKeep this mail: it is your receipt \(pbem verify --mail checks it against the published history\)\."),
+    re.compile(
+        r"\AKeep this mail: it is your receipt \(pbem verify --mail checks it against the published history\)\."
+    ),
     re.compile(
         r"\ANot read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
         r"order must start with its order word, see HELP\):"
