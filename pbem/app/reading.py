@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from html import unescape
-from typing import Any
+from typing import Any, cast
 
 from pbem.app import notify, views
+from pbem.app.named import Answered, Named
 from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, parse_bytes, subject_of
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
@@ -283,10 +284,10 @@ def mail_reader(received: Iterable[bytes] = ()) -> MailReader:
     return named_reader(named)
 
 
-def named_reader(named: Iterable[tuple[str, str, bytes]]) -> MailReader:
+def named_reader(named: Iterable[Named]) -> MailReader:
     """`mail_reader` of received mails whose headers were read already (`pbem.trust.receipts.Folder.named`: `pbem
     verify --mail` reads each folder's headers once): (Message-ID, To address, the mail) each."""
-    answered = {mid: SentMail(mid, 0, "", to, None, raw) for mid, to, raw in named}
+    answered = cast(dict[str, SentMail], Answered(named))  # a kept folder's mail read when named
 
     def read(raw: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
         return _orders(parse(raw), answered, 0, words)

@@ -13,11 +13,12 @@ function (`pbem.trust.refused.Reread`): the trust layer does not import the use 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from pbem.app import refusals, views
 from pbem.app.answers import out_of_turn, quoted_lines
 from pbem.app.lines import read_again, seeming_told, without_prose
+from pbem.app.named import Answered, Named
 from pbem.app.reading import extracted
 from pbem.engine import slots
 from pbem.engine.base import Engine
@@ -82,12 +83,12 @@ def failed(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) -
     return [(r.line, r.reason) for r in refusals.agreeing(eng, state, player, out).lines if not r.ok]
 
 
-def named_extractor(named: Iterable[tuple[str, str, bytes]]) -> Callable[[bytes, tuple[str, ...]], Extracted | None]:
+def named_extractor(named: Iterable[Named]) -> Callable[[bytes, tuple[str, ...]], Extracted | None]:
     """`pbem verify --sent`'s whole reading of a player's reply (`pbem.trust.sent.Exact`): as the poll read it, the
     copies of the received mails it names (`named`: (Message-ID, To address, the mail) each) removed, its press blocks
     included (`reading.extracted`); None for a mail that names none of them.  With it a press is matched to the
     block the poll relayed, never to a Sent copy's reading that runs on into a pasted copy (fairness26)."""
-    answered = {mid: SentMail(mid, 0, "", to, None, raw) for mid, to, raw in named}
+    answered = cast(dict[str, SentMail], Answered(named))  # a kept folder's mail read when named
 
     def read(raw: bytes, words: tuple[str, ...]) -> Extracted | None:
         m = parse(raw)

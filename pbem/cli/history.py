@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -168,55 +169,65 @@ def verify(
     from pbem.record.files import Unreadable, read_at_most
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
     from pbem.trust.receipts import parse_folder
+    from pbem.trust.stored import Gone, Stored, unique
 
     try:
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    boxes = {folder: _read_folder(folder) for folder in [*mail, *sent_folders]}
+    # a Sent folder that is no --mail folder is kept where it is, each mail read again when needed (costs28)
+    boxes = {folder: _read_folder(folder, folder not in mail) for folder in [*mail, *sent_folders]}
     sent = sent_folders[0] if sent_folders else None
     # the Sent folders as one: a mail in two of them (one client, two accounts) read once
-    sent_raws = list(dict.fromkeys(raw for folder in sent_folders for raw in boxes[folder]))
-    parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
-    _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
-    # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
-    named = [name for folder in parsed.values() for name in folder.named]
-    read = named_reader(named)
-    from pbem.trust import folded
+    kept = [box for folder in sent_folders if isinstance(box := boxes[folder], Stored)]
+    sent_raws: Sequence[bytes] = (
+        unique(kept)
+        if len(kept) == len(sent_folders)
+        else list(dict.fromkeys(raw for folder in sent_folders for raw in boxes[folder]))
+    )
+    try:  # a kept folder's mail gone or changed since it was read: said, never read as another
+        parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
+        _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
+        # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
+        named = [name for folder in parsed.values() for name in folder.named]
+        read = named_reader(named)
+        from pbem.trust import folded
 
-    with folded.across(doc) if mail else nullcontext():  # the export's replay and the mailboxes: one fold
-        v = run_verify(doc, partial=partial, legacy=legacy, read=read)
-        for line in v.checked:
-            typer.echo(f"ok: {line}")
-        for line in v.notes:
-            typer.echo(f"note: {line}")
-        for line in v.vouched:
-            typer.echo(line)
-        mail_ok = True
-        if not v.shaped and (mail or earlier or sent is not None):  # read as an export, it raised (27 of 84 fields)
-            typer.echo("note: nothing else is compared with it: it is no export pbem writes (see below)")
+        with folded.across(doc) if mail else nullcontext():  # the export's replay and the mailboxes: one fold
+            v = run_verify(doc, partial=partial, legacy=legacy, read=read)
+            for line in v.checked:
+                typer.echo(f"ok: {line}")
+            for line in v.notes:
+                typer.echo(f"note: {line}")
+            for line in v.vouched:
+                typer.echo(line)
+            mail_ok = True
+            if not v.shaped and (mail or earlier or sent is not None):  # read as an export, it raised (27 of 84 fields)
+                typer.echo("note: nothing else is compared with it: it is no export pbem writes (see below)")
+                fail(f"verification FAILED: {v.problem}")
+            for path in earlier:
+                mail_ok = _verify_earlier(doc, path) and mail_ok
+            if mail:
+                from pbem.trust.sent import written
+
+                wrote = written(doc, sent_raws, read) if sent is not None and isinstance(doc, dict) else None
+                mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player, wrote)
+        if sent is not None:
+            answers = _answers(doc, [parsed[f] for f in mail])
+            from pbem.app.rereading import named_extractor
+
+            exact = named_extractor(named)  # a reply's press blocks as the poll read them (fairness26)
+            mail_ok = _verify_sent(doc, sent_raws, as_player, read, bool(mail), answers, exact) and mail_ok
+        if not v.ok:
             fail(f"verification FAILED: {v.problem}")
-        for path in earlier:
-            mail_ok = _verify_earlier(doc, path) and mail_ok
-        if mail:
-            from pbem.trust.sent import written
-
-            wrote = written(doc, sent_raws, read) if sent is not None and isinstance(doc, dict) else None
-            mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player, wrote)
-    if sent is not None:
-        answers = _answers(doc, [parsed[f] for f in mail])
-        from pbem.app.rereading import named_extractor
-
-        exact = named_extractor(named)  # a reply's press blocks as the poll read them (fairness26)
-        mail_ok = _verify_sent(doc, sent_raws, as_player, read, bool(mail), answers, exact) and mail_ok
-    if not v.ok:
-        fail(f"verification FAILED: {v.problem}")
-    if not mail_ok:
-        fail(
-            "verification FAILED: "
-            + ("an earlier export or " if earlier else "")
-            + "the player's mail does not match this export"
-        )
+        if not mail_ok:
+            fail(
+                "verification FAILED: "
+                + ("an earlier export or " if earlier else "")
+                + "the player's mail does not match this export"
+            )
+    except Gone as exc:
+        fail(f"cannot read the mail: {exc}", 2)
     typer.echo("verification passed")
 
 
@@ -256,12 +267,12 @@ def _whose_mail(doc: Any, folders: list[tuple[Path, Folder]], as_player: str | N
 SHOWN_SET_ASIDE = 10  # files of a mail folder not read, each named, before a count of the rest
 
 
-def _read_folder(folder: Path) -> list[bytes]:
+def _read_folder(folder: Path, kept: bool = False) -> Sequence[bytes]:
     from pbem.trust.receipts import NoMail, read_folder
 
     set_aside: list[str] = []
     try:
-        raws = read_folder(folder, set_aside)
+        raws = read_folder(folder, set_aside, kept)
     except (OSError, NoMail) as exc:
         fail(f"cannot read the mail in {folder}: {exc}", 2)
     for why in set_aside[:SHOWN_SET_ASIDE]:
@@ -285,7 +296,7 @@ def _answers(doc: Any, folders: list[Folder]) -> list[tuple[str, bytes]]:
 
 def _verify_sent(
     doc: dict[str, Any],
-    raws: list[bytes],
+    raws: Sequence[bytes],
     as_player: str | None,
     read: Reader,
     received: bool,

@@ -38,8 +38,10 @@ def read_at_most(path: Path, limit: int, what: str = "the file") -> bytes:
         os.set_blocking(fd, True)
         chunks: list[bytes] = []
         size = 0
+        want = min(info.st_size + 1, CHUNK)  # a 1 MiB buffer for a mail of 300 bytes was its peak (costs28)
         while size <= limit:
-            chunk = os.read(fd, min(CHUNK, limit + 1 - size))
+            chunk = os.read(fd, min(want, limit + 1 - size))
+            want = CHUNK
             if not chunk:
                 break
             chunks.append(chunk)

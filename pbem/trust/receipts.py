@@ -78,13 +78,14 @@ import mailbox
 import os
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses, parsedate_to_datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,7 @@ from pbem.trust import (
 from pbem.trust import partial as partial_export
 from pbem.trust.addresses import MAX_FIELD, MAX_NESTED, MAX_PARTS, addresses, field_too_long, too_many_parts, too_nested
 from pbem.trust.quote import Alike, clip
+from pbem.trust.stored import Stored
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 
@@ -364,12 +366,13 @@ def _unlike_pbems(raw: bytes, name: str) -> str | None:
     return None
 
 
-def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
+def read_folder(path: Path, set_aside: list[str] | None = None, kept: bool = False) -> Sequence[bytes]:
     """Every message in `path`: a Maildir (cur/, new/), a folder of .eml files, or an mbox file.
 
     A message file that is no regular file (a FIFO waited for a writer without end) or larger than
     `MAX_MAIL_BYTES` is not read: one sentence for it goes to `set_aside`.  A folder holding more than
-    `MAX_FOLDER_BYTES`, or more than `MAX_FOLDER_MAILS` mails, is refused (NoMail) before it fills the memory."""
+    `MAX_FOLDER_BYTES`, or more than `MAX_FOLDER_MAILS` mails, is refused (NoMail) before it fills the memory.
+    `kept`: a folder of files is kept where it is (`pbem.trust.stored.Stored`), each mail read again when asked."""
     from pbem.record.files import Unreadable, read_at_most
 
     told = set_aside if set_aside is not None else []
@@ -385,7 +388,9 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
     if _names_over([path / "cur", path / "new"] if maildir else [path], ":" if maildir else ".eml", MAX_FOLDER_MAILS):
         raise NoMail(f"{path} {_TOO_MANY.format(MAX_FOLDER_MAILS)}")
     files = _maildir_files(path) if maildir else sorted(path.glob("*.eml"))
-    out, total = [], 0
+    out: list[bytes] = []
+    total = 0
+    held = Stored(path, partial(_again, path))
     for file in files:
         try:
             raw = read_at_most(file, MAX_MAIL_BYTES, f"{file.name} in {path}")
@@ -398,8 +403,18 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
         if (why := _unlike_pbems(raw, f"{file.name} in {path}")) is not None:
             told.append(why)
             continue
-        out.append(raw)
-    return out
+        if kept:
+            held.add(str(file.relative_to(path)), raw)
+        else:
+            out.append(raw)
+    return held if kept else out
+
+
+def _again(folder: Path, file: Path) -> bytes:
+    """A mail of a kept folder read again (`Stored`), to the same bound."""
+    from pbem.record.files import read_at_most
+
+    return read_at_most(file, MAX_MAIL_BYTES, f"{file.name} in {folder}")
 
 
 _DELIVERED = re.compile(r"\A(\d++)\.M(\d++)")  # a Maildir name's seconds and microseconds of delivery
@@ -433,15 +448,16 @@ class Folder:
 
     mails: tuple[Received, ...]  # the mails whose receipt headers (if any) are readable, in the folder's order
     unreadable: int  # mails with a malformed receipt header
-    named: tuple[tuple[str, str, bytes], ...]  # (Message-ID, To address lower case, the mail) of each naming both
+    named: tuple[tuple[str, str, bytes | Callable[[], bytes]], ...]  # (Message-ID, To address lower case, the mail)
 
 
-def parse_folder(raws: list[bytes]) -> Folder:
-    """The headers of every mail of `raws`, parsed once."""
+def parse_folder(raws: Sequence[bytes]) -> Folder:
+    """The headers of every mail of `raws`, parsed once.  Of a kept folder (`Stored`: `verify --sent`'s) only what
+    names a mail is kept, each mail read again when a reply names it: its receipts are not read (`verify --mail`'s)."""
     mails: list[Received] = []
-    named: list[tuple[str, str, bytes]] = []
+    named: list[tuple[str, str, bytes | Callable[[], bytes]]] = []
     unreadable = 0
-    for raw in raws:
+    for i, raw in enumerate(raws):
         try:
             msg = headers(raw)
         except Exception:  # a mail whose headers cannot be read carries no receipt and names nothing
@@ -449,7 +465,9 @@ def parse_folder(raws: list[bytes]) -> Folder:
             continue
         name = names(msg)
         if name is not None:
-            named.append((*name, raw))
+            named.append((*name, raws.later(i) if isinstance(raws, Stored) else raw))
+        if isinstance(raws, Stored):
+            continue
         try:
             mails.append(_received(msg, raw))
         except ValueError:

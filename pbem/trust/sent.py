@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
@@ -58,6 +58,7 @@ from pbem.trust import when_sent as when
 from pbem.trust.addresses import MAX_FIELD, addresses, content_text, field_too_long, nests_too_deep, read_mail
 from pbem.trust.quote import Alike, apart, clip, quote
 from pbem.trust.receipts import MAX_FROM, readers, seat_of, visible
+from pbem.trust.stored import Stored
 
 SHOWN = 8
 #: Mail takes minutes; a mail sent this long before a deadline and recorded as arrived after it was held back.
@@ -93,6 +94,11 @@ class Sent:
     text: str
     raw: bytes = field(default=b"", repr=False, compare=False)
     left: when.Stamp | None = field(default=None, compare=False)  # when it left, best evidence first
+    again: Callable[[], bytes] | None = field(default=None, repr=False, compare=False)  # of a kept folder (`Stored`)
+
+    def mail(self) -> bytes:
+        """The mail: kept, or read again from a kept folder (costs28: `pbem.trust.stored`)."""
+        return self.again() if self.again is not None else self.raw
 
     @property
     def name(self) -> str:
@@ -148,7 +154,7 @@ def read_plain(text: str, subject: str, words: tuple[str, ...], reply: bool) -> 
     return read_alone(text, subject, words, reply).orders
 
 
-def written(doc: dict[str, Any], raws: list[bytes], read: Reader) -> dict[str, list[str]]:
+def written(doc: dict[str, Any], raws: Sequence[bytes], read: Reader) -> dict[str, list[str]]:
     """The order lines of each mail of `raws` (the player's Sent folder) as the poll read them once the game was
     dealt (the game's order words), by its Message-ID as `pbem.trust.receipts.message_key` writes it: what `pbem
     verify --mail` re-reads for a refusal that quotes only its first lines (`pbem.trust.refused.untrue`)."""
@@ -310,7 +316,7 @@ def _folded(line: str) -> str:
 
 def check_sent(
     doc: dict[str, Any],
-    raws: list[bytes],
+    raws: Sequence[bytes],
     as_player: str | None = None,
     read: Reader | None = None,
     answers: Sequence[tuple[str, bytes]] = (),
@@ -332,7 +338,7 @@ def check_sent(
     _reordered(doc, mails, player, c)
     _unvouched(doc, mails, player, c)
     _quoted(mails, answers, c)
-    replies = {m.message_id for m in mails if answering(m.raw)}
+    replies = {m.message_id for m in mails if answering(m.mail())}
     asks, whole = asks_of(mails, _order_words(doc), exact)
     c.problems += asked.unasked(doc, list(mails), player, asks, replies, whole, c.notes)
     ours = {m.message_id for m in mails}
@@ -356,17 +362,18 @@ def check_sent(
     return c
 
 
-def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | None, c: SentCheck) -> list[Sent]:
-    """The player's mails about the game in `raws` (none, with the problem said in `c`, when they cannot be told)."""
+def _about_the_game(doc: dict[str, Any], raws: Sequence[bytes], as_player: str | None, c: SentCheck) -> list[Sent]:
+    """The player's mails about the game in `raws` (none, with the problem said in `c`, when they cannot be told).
+    Of a kept folder (`Stored`) each keeps no bytes: it is read again when they are needed."""
     tag = visible(f"[pbem {doc['game']['name']}]").lower()
     mails = []
-    for raw in raws:
+    for i, raw in enumerate(raws):
         try:
             m = parse_sent(raw)
         except (ValueError, LookupError, AssertionError):
             continue
         if tag in visible(m.subject).lower():
-            mails.append(m)
+            mails.append(replace(m, raw=b"", again=raws.later(i)) if isinstance(raws, Stored) else m)
     senders = sorted({m.sender for m in mails})
     known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc["players"]}
     if as_player:
@@ -422,7 +429,11 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         held = _held_back(m, rec, deadlines, delays)
         if held:
             c.problems.append(held)
-        wrote = list(read(m.raw, words)) if read is not None else read_plain(m.text, m.subject, words, answering(m.raw))
+        wrote = (
+            list(read(m.mail(), words))
+            if read is not None
+            else read_plain(m.text, m.subject, words, answering(m.mail()))
+        )
         if rec["outcome"] in ("accepted", "held") and wrote and not inputs.get(m.message_id):
             said = clip("; ".join(wrote))
             if rec["outcome"] == "accepted" and set_aside(list(wrote), [], known, commands=True):
@@ -718,19 +729,19 @@ def asks_of(
         page = ""
         if not m.text:
             try:
-                part = read_mail(m.raw).get_body(("html",))
+                part = read_mail(m.mail()).get_body(("html",))
                 page = content_text(part) if part is not None else ""
             except (LookupError, ValueError):
                 page = ""
-        out[m.message_id] = asked.requests(m, words, answering(m.raw), page)
+        out[m.message_id] = asked.requests(m, words, answering(m.mail()), page)
     return out, frozenset(whole)
 
 
 def _exactly(exact: Exact | None, m: Sent, words: tuple[str, ...]) -> Extracted | None:
-    if exact is None or not m.raw or not answering(m.raw):
+    if exact is None or not (m.raw or m.again) or not answering(m.mail()):
         return None
     try:
-        return exact(m.raw, words)
+        return exact(m.mail(), words)
     except Exception:  # a mail the poll's reading cannot take is read from its Sent copy, as before
         return None
 
