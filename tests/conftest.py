@@ -142,10 +142,17 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 _GLOBALS_AT_START: dict[str, object] = {}
 _STATE_REPORT: list[object] = []
+_THREADS_AT_START: dict[Path, dict] = {}  # the threads alive when each test file's first test started
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """The process-wide settings as the worker's first test found them (`tests.leftovers`)."""
+    """The process-wide settings as the worker's first test found them, and the threads alive as each test file
+    starts (`tests.leftovers`)."""
+    if item.path not in _THREADS_AT_START:
+        from tests import leftovers
+
+        _THREADS_AT_START.clear()
+        _THREADS_AT_START[item.path] = leftovers.threads()
     if not _GLOBALS_AT_START:
         from tests import leftovers
 
@@ -172,6 +179,8 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         assert isinstance(report, leftovers.Report)
         report.write(str(item.path), found)
     leftovers.restore(_GLOBALS_AT_START, now)
+    # a thread it started that is still alive (not a session fixture's, nor pbem's by design): costs28
+    found += leftovers.threads_left(_THREADS_AT_START.get(item.path, {}))
     if found:
         pytest.fail(f"{item.path.name} left set for the files after it: {'; '.join(found)}", pytrace=False)
 

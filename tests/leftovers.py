@@ -112,6 +112,41 @@ def canary() -> float:
     return time.thread_time() - t
 
 
+#: The threads a test file may leave alive, by what they run (`_target`) or their name's start, each with why: the
+#: session fixtures' servers (alive until the run ends) and pbem's own that outlive a command by design.  Any other
+#: thread a file leaves fails its last test (costs28), after `THREAD_GRACE` seconds for those ending to end.
+KNOWN_THREADS: dict[str, str] = {
+    "aiosmtpd.controller.BaseThreadedController._run": "the session's SMTP server (tests/mail/conftest.py _pip_session)",
+    "socketserver.BaseServer.serve_forever": "the session's OAuth2 introspection server (tests/servers/secure.py)",
+    "pbem.record.db._Answers._watch": "pbem's watcher of the database's answers: one a process, for its life",
+    "pbem-resolve ": "a name look-up given up at its deadline: it ends when the resolver answers (by design)",
+    "pbem-log": "the log's writer: it ends once its handler is closed (tests/conftest.py closes it after each test)",
+}
+THREAD_GRACE = 5.0
+
+
+def threads() -> dict[int, threading.Thread]:
+    return {t.ident: t for t in threading.enumerate() if t.ident is not None}
+
+
+def _known(t: threading.Thread) -> bool:
+    return any(_target(t) == k or t.name.startswith(k) for k in KNOWN_THREADS)
+
+
+def threads_left(before: dict[int, threading.Thread], grace: float = THREAD_GRACE) -> list[str]:
+    """The threads alive now that were not in `before` and are not `KNOWN_THREADS`, each given up to `grace` seconds
+    (all together) to end: one phrase each (its name and what it runs)."""
+    end = time.monotonic() + grace
+    out = []
+    for ident, t in threads().items():
+        if ident in before or _known(t):
+            continue
+        t.join(max(0.0, end - time.monotonic()))
+        if t.is_alive():
+            out.append(f"thread {t.name!r} running {_target(t)}")
+    return out
+
+
 def _target(t: threading.Thread) -> str:
     run = getattr(t, "_target", None) or type(t).run
     return f"{getattr(run, '__module__', '?')}.{getattr(run, '__qualname__', repr(run))}"

@@ -74,3 +74,23 @@ def test_a_test_servers_connections_end_with_it() -> None:
             while not any(getattr(t, "_target", None) is _run for t in threading.enumerate()):
                 threading.Event().wait(0.01)  # the server accepted it
         assert not [t for t in threading.enumerate() if getattr(t, "_target", None) is _run]
+
+
+def test_a_thread_a_test_file_leaves_is_named_unless_known() -> None:
+    """costs28: a thread started by a test file and alive after it (beyond `THREAD_GRACE`) fails the file, named;
+    one that ends within the grace, or a session fixture's or pbem's known one (`KNOWN_THREADS`), does not."""
+    before = leftovers.threads()
+    stop = threading.Event()
+    left = threading.Thread(target=stop.wait, name="left-behind", daemon=True)
+    known = threading.Thread(target=stop.wait, name="pbem-resolve mail.example.test", daemon=True)
+    left.start()
+    known.start()
+    try:
+        found = leftovers.threads_left(before, grace=0.05)
+        assert len(found) == 1 and "'left-behind'" in found[0] and "Event.wait" in found[0], found
+        ending = threading.Thread(target=stop.wait, args=(0.2,), name="ending", daemon=True)
+        stop.set()
+        ending.start()
+        assert leftovers.threads_left(before, grace=5.0) == []
+    finally:
+        stop.set()

@@ -7,6 +7,7 @@ with them is tested elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import email
 import smtplib
 import socket
@@ -552,25 +553,51 @@ def test_smtp_login_with_a_password_that_is_not_ascii_sends(mail_servers):
     assert subjects(mail_servers.wait_for("bob@example.test", 1)) == ["orders 1"]
 
 
-def _flooding(greeting: bytes, on_line, sent: list[int]) -> socket.socket:
+class _Flood:
+    """`_flooding`'s server: `close` shuts its listener and the connection it serves and waits for its thread (left
+    sending into a connection pbem gave up on, it blocked for the rest of the worker's run: costs28)."""
+
+    def __init__(self, srv: socket.socket) -> None:
+        self.srv, self.conns = srv, []
+        self.thread: threading.Thread | None = None
+
+    def getsockname(self):
+        return self.srv.getsockname()
+
+    def close(self) -> None:
+        for s in (self.srv, *self.conns):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+        self.srv.close()
+        if self.thread is not None:
+            self.thread.join(10)
+            assert not self.thread.is_alive(), "the flooding server's thread outlived its test"
+
+
+def _flooding(greeting: bytes, on_line, sent: list[int]) -> _Flood:
     """A server on 127.0.0.1: `greeting`, then for each line read `on_line(line)` yields chunks to send until the
-    client hangs up; `sent[0]` counts the bytes it got out."""
-    srv = socket.create_server(("127.0.0.1", 0))
+    client hangs up (or `close`); `sent[0]` counts the bytes it got out."""
+    flood = _Flood(socket.create_server(("127.0.0.1", 0)))
 
     def serve() -> None:
-        conn, _ = srv.accept()
+        try:
+            conn, _ = flood.srv.accept()
+        except OSError:  # closed before a client came
+            return
+        flood.conns.append(conn)
         with conn, conn.makefile("rb") as f:
-            conn.sendall(greeting)
-            for raw in f:
-                try:
+            try:
+                conn.sendall(greeting)
+                for raw in f:
                     for chunk in on_line(raw.decode("utf-8", "replace").rstrip("\r\n")):
                         conn.sendall(chunk)
                         sent[0] += len(chunk)
-                except OSError:
-                    return
+            except OSError:
+                return
 
-    threading.Thread(target=serve, daemon=True).start()
-    return srv
+    flood.thread = threading.Thread(target=serve, daemon=True)
+    flood.thread.start()
+    return flood
 
 
 def _imap_flood(line: str):
