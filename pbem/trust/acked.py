@@ -23,6 +23,7 @@ from html import unescape
 from markupsafe import escape
 
 from pbem.orders.away import SYNTAX as AWAY_SYNTAX
+from pbem.trust import spans
 from pbem.trust.quote import between
 
 MANY = 100  # as `pbem.app.answers.MANY`: accepted lines quoted back at most (tests/test_fairness5.py holds them equal)
@@ -412,7 +413,9 @@ PARAGRAPHS = tuple(
         r"Record #\d{1,9}, [0-9a-f]{16}\.\.\.",
     )
 )
-_PARAGRAPH = re.compile(r"<p(?: class=\"[a-z]{1,20}\")?>(.{0,100000}?)</p>", re.S)
+#: `<p(?: class="[a-z]{1,20}")?>(.{0,100000}?)</p>` (re.S), read in time linear in the page (`pbem.trust.spans`: searched,
+#: a run of "<p>" cost its square)
+_PARAGRAPH = (spans.Kind(re.compile(r'<p(?: class="[a-z]{1,20}")?>'), "</p>", 100_000),)
 _ANY_TAG = re.compile(r"<[^<>]{0,400}>")
 
 
@@ -425,8 +428,8 @@ def unparagraphed(html: str) -> str:
     """The first paragraph of an acknowledgement's HTML (`html`: its body, or a report's block "Your message") that
     pbem does not write ("" when none): a paragraph of `PARAGRAPHS`, or a note (`FIXED_NOTES`, `NOTES`, cut as in
     the text).  Its notes were free paragraphs: "<p>Bob has already voted red.</p>" passed (sixth round)."""
-    for m in _PARAGRAPH.finditer(html):
-        said = _said_in(m[1])
+    for block in spans.blocks(html, _PARAGRAPH):
+        said = _said_in(block.inside)
         if any(p.fullmatch(said) for p in PARAGRAPHS) or said in FIXED_NOTES or any(p.fullmatch(said) for p in NOTES):
             continue
         if len(said) == LINE_CHARS and said.endswith("\u2026") and _starts_one(said[:-1]):

@@ -23,6 +23,7 @@ from html import unescape
 from typing import Any
 
 from pbem.trust import deal as joining
+from pbem.trust import spans
 from pbem.trust.acked import FIXED_NOTES, NOTES, PARAGRAPHS
 from pbem.trust.quote import apart, clip, quote
 
@@ -58,7 +59,12 @@ _ROW = "  '"
 _TAGS = frozenset({"p", "code", "ul", "li"})
 _ATTRIBUTES = frozenset({"", 'class="receipt"', 'class="record"', 'class="signature"'})
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,20})([^<>]{0,400})>")
-_BLOCK = re.compile(r"<p(?: class=\"[a-z]{1,20}\")?>(.{0,100000}?)</p>|<ul>(.{0,200000}?)</ul>", re.S)
+#: `<p(?: class="[a-z]{1,20}")?>(.{0,100000}?)</p>|<ul>(.{0,200000}?)</ul>` (re.S), read in time linear in the page
+#: (`pbem.trust.spans`: searched, a run of "<p>" cost its square)
+_BLOCK = (
+    spans.Kind(re.compile(r'<p(?: class="[a-z]{1,20}")?>'), "</p>", 100_000),
+    spans.Kind(re.compile(r"<ul>"), "</ul>", 200_000),
+)
 _ITEM = re.compile(r"<li><code>(.{0,2000}?)</code>: (.{0,2000}?)</li>", re.S)
 _ANY_TAG = re.compile(r"<[^<>]{0,400}>")
 
@@ -152,26 +158,27 @@ def read_html(page: str, sender: str) -> Said:
         if m[2].lower() not in _TAGS or (m[3].strip() not in _ATTRIBUTES and not m[1]):
             said.stray = f"in its HTML part holds {clip(m[0])}, markup pbem does not write in a JOIN's acknowledgement"
             return said
-    rest = _BLOCK.sub("", body)
+    rest = spans.without(body, _BLOCK)
     if rest.strip():
         said.stray = f"in its HTML part says {quote(_words(rest).strip())} outside its paragraphs"
         return said
     first = True
-    for m in _BLOCK.finditer(body):
-        if m[2] is not None:
-            items = _ITEM.findall(m[2])
-            if _ITEM.sub("", m[2]).strip():
+    for block in spans.blocks(body, _BLOCK):
+        if block.kind == 1:  # a list
+            items = _ITEM.findall(block.inside)
+            if _ITEM.sub("", block.inside).strip():
                 said.stray = (
-                    said.stray or f"in its HTML part lists {quote(_words(m[2]))}, not as pbem lists refused lines"
+                    said.stray
+                    or f"in its HTML part lists {quote(_words(block.inside))}, not as pbem lists refused lines"
                 )
             said.rows += [f"{unescape(line)}': {_words(why)}" for line, why in items]
             continue
-        line = _words(m[1])
+        line = _words(block.inside)
         if first and _FIRST_HTML.fullmatch(line):
             first = False
             continue
         first = False
-        if 'class="signature"' in m[0][:30]:
+        if 'class="signature"' in body[block.start : block.start + 30]:
             if sender and line != sender:
                 said.stray = (
                     said.stray or f'in its HTML part is signed "{clip(line)}" where its sender is "{clip(sender)}"'
