@@ -380,7 +380,8 @@ def _nullable(items: list) -> bool:
 class _Runs:
     """The walk of one parsed pattern from its start (`runs`)."""
 
-    def __init__(self, p: re.Pattern) -> None:
+    def __init__(self, p: re.Pattern, leads: bool = False) -> None:
+        self.leads = leads
         source_text = p.pattern.decode("latin-1") if isinstance(p.pattern, bytes) else p.pattern
         self.parsed = P.parse(source_text, p.flags & ~re.UNICODE if isinstance(p.pattern, bytes) else p.flags)
         self.state, self.flags = self.parsed.state, self.parsed.state.flags
@@ -408,6 +409,8 @@ class _Runs:
         boundary it has none of."""
         if _BOUNDARY in before and (read <= _WORD or not read & _WORD):
             return False
+        if self.leads:  # a lead the run can read holds only one start: a run of the lead starts one at each
+            return bool(before) and all(b & read for b in before if b is not _BOUNDARY)
         return all(b & read and (len(b) > 2 or b is _LINE) for b in before if b is not _BOUNDARY)
 
     def walk(self, items: list, before: list[frozenset[str]], depth: int = 0) -> None:
@@ -451,9 +454,11 @@ def _inside(op: int, av: object) -> list[list]:
     return []
 
 
-def runs(p: re.Pattern) -> list[str]:
-    """The runs a search of `p` may start a match with, held by nothing before them (the module's docstring)."""
-    walk = _Runs(p)
+def runs(p: re.Pattern, leads: bool = False) -> list[str]:
+    """The runs a search of `p` may start a match with, held by nothing before them (the module's docstring).
+    `leads`: instead, the runs after a lead they can read themselves (`<p>(.{0,100000}?)</p>`: a page of "<p>" is
+    read from each), the run unbounded or over `MOST`."""
+    walk = _Runs(p, leads)
     if _nullable(list(walk.parsed)):
         return []  # its first try matches (`(?:[^"]*+"...")*+[^"]*+`): a search is done, a match read is consumed
     walk.walk(list(walk.parsed), [])
@@ -483,13 +488,14 @@ def only_matched_unanchored(modules: tuple[str, ...]) -> list[str]:
     ]
 
 
-def searched_runs(modules: tuple[str, ...]) -> list[str]:
-    """Each pattern searched (or handed to what this cannot follow) that may start with a run held by nothing."""
+def searched_runs(modules: tuple[str, ...], leads: bool = False) -> list[str]:
+    """Each pattern searched (or handed to what this cannot follow) that may start with a run held by nothing (or,
+    `leads`, held only by a lead the run reads: `runs`)."""
     out = []
     for u in uses(modules):
         if u.pattern is None or not (u.how - ANCHORED - FROM_A_PLACE):
             continue
-        found = runs(u.pattern)
+        found = runs(u.pattern, leads)
         if found:
             out.append(f"{u.name} ({', '.join(sorted(u.how))}): {found[0]}")
     return out

@@ -49,6 +49,25 @@ def test_no_searched_pattern_starts_with_a_run_held_by_nothing() -> None:
     assert found == [], "\n".join(found)
 
 
+#: Searched patterns whose run may repeat their lead (`uses.runs(p, leads=True)`), each with why that costs no square.
+#: On 36ff7173 also `acked._PARAGRAPH` and `joined._BLOCK`, now read by `pbem.trust.spans`
+#: (tests/reliability/test_costs28_blocks.py).
+LEADS_BOUNDED: dict[str, str] = {
+    "pbem.app.reading._UNSHOWN": "reads only the HTML pbem wrote itself (`sent_texts`), whose text is escaped",
+    "pbem.orders.moderator._CODE_GIVEN": "searched only in a SAY text of at most `SAY_MAX` (400) characters",
+    "pbem.orders.typed._POINTER": "a line's pointer: its run `.*` ends at the line's end, where `$` holds",
+    "pbem.orders.typed._PHONE": "shown linear (`SHOWN_LINEAR`)",
+    "pbem.record.schema._DOWN": "reads pbem's own migration files",
+}
+
+
+def test_no_searched_pattern_repeats_its_lead_into_an_unbounded_run() -> None:
+    found = [f for f in uses.searched_runs(_sample(), leads=True) if f.split(" ")[0] not in LEADS_BOUNDED]
+    assert found == [], "\n".join(found)
+    assert uses.runs(re.compile(r"<p>(.{0,100000}?)</p>", re.S), leads=True)  # acked._PARAGRAPH on 36ff7173
+    assert not uses.runs(re.compile(r"<p>([^<]{0,100000})</p>", re.S), leads=True)
+
+
 def test_the_runs_shown_linear_cost_time_linear_in_their_text() -> None:
     import importlib
 
