@@ -59,10 +59,10 @@ from pbem.orders import elsewhere
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
 from pbem.orders.openers import (
-    CONNECTIVE,
     NEXT_STEP,
     OPENED_COMMANDS,
     THIS_STEP,
+    connective,
     greeted,
     in_capitals,
     labelled_by_other,
@@ -357,7 +357,7 @@ def labelled_order(line: str, order_words: Iterable[str], greeting: bool = True,
     m = _MY_WORD.match(line)
     if m and is_order(order := f"{m.group(1)} {cleaned(m.group(2)) or m.group(2)}", order_words):
         return order
-    m = CONNECTIVE.match(line)
+    m = connective(line)
     after = m.group(1) if m else greeted(line) if greeting else ""
     if after:  # the rest as the line it would be alone: "Hallo, Play: Gold 10", "Hi, my order: PASS"
         rest = _labelled(cleaned(after) or after, order_words)

@@ -156,7 +156,7 @@ def opened_rests(line: str) -> list[str]:
     """What follows a connective, or a greeting of any words and each of its first `GREETING_CUTS` marks within
     `GREETING_HEAD` characters ("Hello everyone and good luck: PASS": ["PASS"]; "皆さん、こんにちは。今回もよろしく
     お願いします：PASS": ["今回も...：PASS", "PASS"]), at the start of `line`, in any case; [] for none."""
-    m = CONNECTIVE.match(line)
+    m = connective(line)
     if m:
         return [m.group(1)]
     g = _greeting(line)
@@ -204,6 +204,21 @@ CONNECTIVE = re.compile(
     re.IGNORECASE,
 )
 
+#: An acknowledgement before the player's order ("OK, NO EVENT", "Yes: PASS", "Okay - VOTE RED", "Ja, PASS"): read
+#: only before an order word in capitals, as a connective is ("OK, take care" is a remark, "ok, no event" told).
+#: A mark after it is needed: pbem's own acknowledgement lists "OK   NO EVENT" (a copy of it is no order).
+ACKNOWLEDGED = re.compile(
+    r"^(?:ok(?:ay|ey|ej)?|yes|yep|yeah|sure|alright|all\s+right|fine|agreed|got\s+it|understood|ja|jawohl|oui|"
+    r"d'accord|s[ií]|claro|va\s+bene|certo|prima|goed|akkoord|sim|tak|хорошо|ладно|да)"
+    r"\s*+(?:[,:!]|[-\u2013\u2014]+\s)\s*+(\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def connective(line: str) -> re.Match[str] | None:
+    """The connective or acknowledgement `line` starts with (`CONNECTIVE`, `ACKNOWLEDGED`), its group 1 the rest."""
+    return CONNECTIVE.match(line) or ACKNOWLEDGED.match(line)
+
 
 def in_capitals(rest: str) -> bool:
     """Whether `rest` starts with a word in capitals ("PASS", "NO-EVENT", "TRIBUTE Silver 7"): what a greeting or a
@@ -245,7 +260,7 @@ def labelled_by_other(line: str) -> str:
 def opened(line: str) -> str:
     """What follows a connective or a greeting and its mark at the start of `line` ("Also: HELP", "Hi! Pass",
     "Hallo zusammen, STATUS"), in any case, or "" (none)."""
-    m = CONNECTIVE.match(line)
+    m = connective(line)
     return m.group(1) if m else greeted(line)
 
 

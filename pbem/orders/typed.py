@@ -68,7 +68,8 @@ _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks"
     r"bedankt|kiitos|спасибо|пожалуйста|ありがとう(?:ございます)?|よろしく(?:お願いします|お願い致します)?|お願いします|"
     r"谢谢|謝謝|请|請|감사합니다|고맙습니다"
     r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
-    r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
+    # a tick after the order, ticked in a list ("NO EVENT [x]"), a kiss ("x"), a chat's agreement ("+1")
+    r"|\+1|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"
     r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
     re.IGNORECASE,
 )
@@ -241,7 +242,17 @@ def _normalised(text: str) -> str:
     body = text.lstrip()
     if body and "\u2460" <= body[0] <= "\u2473":  # ① to ⑳
         text = f"{text[: len(text) - len(body)]}{ord(body[0]) - 0x245F}. {body[1:]}"
-    return _keycaps(_INWORD_DASH.sub("-", _unmixed(unicodedata.normalize("NFKC", text)).translate(_HYPHENS)))
+    text = _INWORD_DASH.sub("-", _unmixed(unicodedata.normalize("NFKC", text)).translate(_HYPHENS))
+    return _keycaps(_OTHER_DIGIT.sub(_ascii_digit, text))
+
+
+#: A decimal digit of another script (Arabic-Indic "٣", Persian "۳", Devanagari "३", Bengali, Thai ...): a phone's
+#: keyboard in that language types them; NFKC leaves them (it makes full-width "３" "3").  Each is the digit it is.
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+
+
+def _ascii_digit(m: re.Match[str]) -> str:
+    return str(unicodedata.decimal(m.group(0)))
 
 
 #: Cyrillic and Greek letters drawn as Latin ones: "PАSS" with a Cyrillic А (a phone's keyboard left on Russian, a
@@ -465,8 +476,8 @@ def _untailed(text: str) -> str:
         if m is None or (not asks and _CONDITION.search(m.group(0))):
             break  # "VOTE RED (unless Bob votes blue)": a condition is never taken off (refused with the line)
         rest = text[: m.start()].rstrip(_SEPARATORS)
-        if not rest.strip(_SEPARATORS + ".!"):
-            break
+        if not rest.strip(_SEPARATORS + ".!") or (m.group(0).startswith("+") and rest[-1:].isdigit()):
+            break  # "TRIBUTE Gold 5 +1": the "+1" may add to the number (refused with the line, never read)
         asked = asked or asks
         text = rest
     return f"{text}?" if asked else text  # "VOTE RED (right?)": a remark that asks makes the line a question
