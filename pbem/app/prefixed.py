@@ -9,9 +9,13 @@ order, or alone) is read as a closing instead, and told, when it is shaped as on
 * its order word is not written in capitals (`KEEP care` is typed as an order: the engine's to read);
 * its words after the order word are in lower case, at most `WORDS` of them, with no digit and none of the signs of
   an order's syntax (`,;>+&:/#`);
-* and one of them only begins a word of what the engine read ("care" of Careful Soldier), so the line named nothing of
+* one of them only begins a word of what the engine read ("care" of Careful Soldier), so the line named nothing of
   the game's whole: a word of the name typed whole ("keep careful", "pref great") is an order, as before, and so is a
-  word the engine reads for another ("discard nothing" for DISCARD NONE).
+  word the engine reads for another ("discard nothing" for DISCARD NONE);
+* and one of its words is a word of sign-offs and chat (`SIGN_OFF`: "care", "well", "safe", "nice", "me", "it",
+  "ciao", ...).  A line of the order word and the first letters of a name only ("play plat", "discard vigo capt",
+  "event person hein") is the player's shorthand, read as the engine reads it (players33 told it: the player had to
+  write again); a word shared with a closing keeps it told ("keep care" for Careful Soldier).
 
 The line is set aside with the closings (`pbem.app.lines.without_prose`) and told with the order it would have been
 (`note`); alone in the message it is refused with that reason, the order to send quoted.
@@ -26,6 +30,18 @@ from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.engine.names import norm
 
 WORDS = 3  # words after the order word of such a closing at most ("take it easy", "keep care")
+#: Words of sign-offs and chat after an order word ("Take care", "Keep well", "Play nice", "Drop me a line", "keep care
+#: e a presto", "Pass auf dich auf"), in English and the players' languages, and the small words of a sentence: a
+#: line holding one is a closing when its other words only begin a name (above).
+SIGN_OFF = frozenset(
+    (
+        "care careful well safe cool nice fair warm easy smiling touch faith line regards luck soon calm strong up going "
+        "healthy dry posted it me my you your yourself us a an the of on in to and for at so all mate friend friends "
+        "amigo amiga cara caro cari care bene bien buena bueno gut goed bem boa dobrze ciao bis bald tschüss tschuss "
+        "groetjes presto saluti abrazos abrazo bises bisous pozdrawiam hälsningar görüşürüz пока auf dich deg selv på "
+        "und e y et und cuidate cuídate attention prends soin vorsicht"
+    ).split()
+)
 _SYNTAX = frozenset(",;>+&:/#")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -48,7 +64,7 @@ def shaped(line: str, understood: str, order_words: tuple[str, ...]) -> bool:
     typed = _WORD.findall(rest)
     if not typed or len(typed) > WORDS or any(ch.isdigit() or ch in _SYNTAX for ch in rest):
         return False
-    if any(w != w.lower() for w in typed):
+    if any(w != w.lower() for w in typed) or not any(w.casefold() in SIGN_OFF for w in typed):
         return False
     whole = {norm(w) for w in _WORD.findall(understood)}
     return any(norm(w) not in whole and any(u.startswith(norm(w)) for u in whole) for w in typed)
