@@ -33,15 +33,14 @@ WORDS = 3  # words after the order word of such a closing at most ("take it easy
 #: Words of sign-offs and chat after an order word ("Take care", "Keep well", "Play nice", "Drop me a line", "keep care
 #: e a presto", "Pass auf dich auf"), in English and the players' languages, and the small words of a sentence: a
 #: line holding one is a closing when its other words only begin a name (above).
-SIGN_OFF = frozenset(
-    (
-        "care careful well safe cool nice fair warm easy smiling touch faith line regards luck soon calm strong up going "
-        "healthy dry posted it me my you your yourself us a an the of on in to and for at so all mate friend friends "
-        "amigo amiga cara caro cari care bene bien buena bueno gut goed bem boa dobrze ciao bis bald tschüss tschuss "
-        "groetjes presto saluti abrazos abrazo bises bisous pozdrawiam hälsningar görüşürüz пока auf dich deg selv på "
-        "und e y et und cuidate cuídate attention prends soin vorsicht"
-    ).split()
+_SIGN_OFF_WORDS = (
+    "care well safe cool nice fair warm easy smiling touch faith line regards luck soon calm strong up going healthy "
+    "dry posted it me my you your yourself us a an the of on in to and for at so all mate friend friends amigo amiga "
+    "cara caro cari bene bien buena bueno gut goed bem boa dobrze ciao bis bald tschüss tschuss groetjes presto "
+    "saluti abrazos abrazo bises bisous pozdrawiam hälsningar görüşürüz пока auf dich deg selv på und e y et cuidate "
+    "cuídate attention prends soin vorsicht"
 )
+SIGN_OFF = frozenset(_SIGN_OFF_WORDS.split())
 _SYNTAX = frozenset(",;>+&:/#")
 _WORD = re.compile(r"[^\W_]+")
 
