@@ -158,16 +158,19 @@ LABELS: dict[str, Callable[[str], str]] = {
 }
 
 #: A word of assent or a plea before the order: told how to write it, never read ("OK pass" may agree to another's
-#: "pass"), as "Ok NO EVENT" and "please pass" are.
+#: "pass"), as "Ok NO EVENT" and "please pass" are.  An acknowledgement and its mark before the order in capitals
+#: ("OK: TRIBUTE Gold 4", "Sure - NO EVENT") is read since players34 (`pbem.orders.openers.ACKNOWLEDGED`): `READ`.
 ASSENTS: dict[str, Callable[[str], str]] = {
     "ok-colon": lambda o: f"OK: {o}",
     "sure-dash": lambda o: f"Sure - {o}",
+    "ok-lower": lambda o: f"OK: {o.lower()}",
     "bitte": lambda o: f"Bitte {o}",
     "por-favor": lambda o: f"Por favor, {o}",
     "going-with": lambda o: f"Going with {o}",
     "go-with": lambda o: f"I'll go with {o}",
     "lets-go": lambda o: f"Let's go {o}",
 }
+READ = frozenset({"ok-colon", "sure-dash"})
 
 #: Courtesies after the order in the players' languages: taken off, as "please" and "danke" are.
 COURTESIES: dict[str, Callable[[str], str]] = {
@@ -300,7 +303,8 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
         out.append((f"labelled/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
     for n, (name, typing) in enumerate(ASSENTS.items()):
         o = legal[(n * 3 + 2) % len(legal)]
-        out.append((f"assent/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), TOLD))
+        meant = [o] if name in READ else TOLD
+        out.append((f"assent/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), meant))
     for n, (name, twice) in enumerate(TWICE.items()):
         o = legal[(n * 11) % len(legal)]
         out.append((f"twice/{name}", _text_mail(moment, _top(moment, ["Hi,", *twice(o), "", "Thanks"])), [o]))

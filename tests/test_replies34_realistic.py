@@ -3,7 +3,36 @@
 
 Each family (`FAMILIES`) is a reply to the report pbem sent (the eight moments of `tests.test_replies3_players`), read
 through the intake's path (`pbem.app.reading.extracted` with the report known, then `tests/replies27.judged`) and
-sorted by `tests.test_replies31_realistic.verdict`: `read`, `told`, `untold` or `misapplied`.
+sorted by `tests.test_replies31_realistic.verdict`: `read` (what the player meant applied), `told` (nothing applied,
+and a note quotes the order or a line of it is refused, quoted back with why), `untold` (nothing applied, nothing
+said), `misapplied` (something applied the player did not mean):
+
+* Outlook's (and Outlook on the web's) From/Sent/To/Subject block in Spanish, Russian, Turkish, Danish, Finnish,
+  Chinese, Czech and Korean over the report unquoted; Outlook for Android's block with no rule; the order typed under
+  Outlook's unquoted report (bottom-posted); the report attached as a message (message/rfc822), the order above it;
+* Gmail's cuts: the quote reduced to "[Quoted text hidden]", or clipped ("...", "[Message clipped]  View entire
+  message"); Apple Mail's "On ... <address>" / "wrote:" split over two lines, top- and bottom-posted;
+* HTML-only replies: Apple Mail's <div dir="ltr"> lines over a <blockquote type="cite">, Outlook's <p class=
+  "MsoNormal"> and its divRplyFwdMsg block, Gmail's <br> lines, each word in a <span> with &nbsp; between (Outlook on
+  the web);
+* quoted-printable with a soft line break inside the order (text and HTML); the body in ISO-8859-1, Shift_JIS or
+  KOI8-R; the order typed in the Subject only (the body empty, or only the quote), or after the report's subject;
+* digits of other scripts (Arabic-Indic, Persian, Devanagari); the order with "; that's all from me" or "; STATUS"
+  after it, "(same as last turn)" after it or "Same as last turn:" before it, "same as last turn" under it, "OK:"
+  before it; the report quoted twice (nested, and one copy under the other); the order pasted twice;
+* another order struck out next to the one meant: "~~ORDER~~" (Markdown) or "~ORDER~" (WhatsApp, Slack) under it or
+  above it, <s>ORDER</s> in HTML.
+
+`REPLIES34_ALL=1 python3 -m pytest tests/test_replies34_realistic.py -n 0 -s` runs every case and prints the counts
+per family; the suite runs `SAMPLED` cases a moment and one struck-out order.  Of the 1,056 cases (44 families, 3
+orders, 8 moments), on 36ff7173: 887 read, 149 told, 0 untold, 20 misapplied; now 986 read, 70 told, 0 untold, 0
+misapplied.  Misapplied on 36ff7173: an order struck out under the one meant, "~~ORDER~~" or "~ORDER~" (10 of 24
+each): the tildes were taken off as emphasis and the struck order read, replacing the order above it.  Now a line
+struck out whole is no order (`pbem.orders.typed._struck`).  Read now, told on 36ff7173: "OK:" before the order (24,
+`pbem.orders.openers.ACKNOWLEDGED`), digits of other scripts (15: Sixteen Thirty's set-up refused "Spain ٣";
+`pbem.orders.typed._normalised`), the order struck out above the one meant (14).  Told before and now: "Same as last
+turn:" before the order (24: a label, "write it as: ..."), a remark or a command after a semicolon (46: the line
+refused with its reason; ";" is a separator of some games' orders).  Read before and now: every other family.
 """
 
 from __future__ import annotations
@@ -75,6 +104,20 @@ MORE = (
     "two-reports-stacked",
     "pasted-twice",
     "same-as-last-alone-under",
+    "semicolon-status",
+    "subject-appended",
+    "outlook-mobile-norule",
+    "outlook-bottom",
+    "charset-latin1",
+    "charset-shift-jis",
+    "charset-koi8r",
+    "html-nbsp-spans",
+    "rfc822-attached",
+    "html-struck-after",
+    "html-struck-before",
+    "markdown-struck-after",
+    "markdown-struck-before",
+    "whatsapp-struck-after",
 )
 FAMILIES = (*OUTLOOK, *DIGITS, *TYPED, *MORE)
 
@@ -93,6 +136,9 @@ def _outlook(moment: Moment, labels: tuple[str, ...]) -> list[str]:
         f"{subject}{colon}{r['Subject']}",
     ]
     return ["", "_" * 32, *block, "", *_plain(r)]
+
+
+_EN = ("From", "Sent", "To", "Subject", "Monday, December 7, 2026 10:02 AM", ": ")
 
 
 def _digits(order: str, family: str) -> str:
@@ -147,6 +193,11 @@ def body_of(moment: Moment, case: Case, order: str) -> list[str]:
         return ["Hi,", "", _digits(order, f), "", "Thanks", moment.player, "", *_gmail(original)]
     if f in TYPED:
         return ["Hi,", "", TYPED[f](order), "", "Thanks", moment.player, "", *_gmail(original)]
+    return _more(moment, case, order, original, mine)
+
+
+def _more(moment: Moment, case: Case, order: str, original: list[str], mine: list[str]) -> list[str]:
+    f = case.family
     if f == "gmail-quoted-hidden":  # Gmail's printed/forwarded text: the quote cut to "[Quoted text hidden]"
         return [*mine, "", f"On Mon, 7 Dec 2026 at 10:02, {WHO} wrote:", "[Quoted text hidden]"]
     if f == "gmail-message-clipped":  # the quote cut after its first lines, Gmail's clip marker under it
@@ -163,6 +214,26 @@ def body_of(moment: Moment, case: Case, order: str) -> list[str]:
         return [*mine, "", *_gmail(older)]
     if f == "two-reports-stacked":  # two reports answered in one reply: both copies quoted, one under the other
         return [*mine, "", *_gmail(original), "", *_gmail(original)]
+    return _further(moment, case, order, original, mine)
+
+
+def _further(moment: Moment, case: Case, order: str, original: list[str], mine: list[str]) -> list[str]:
+    f = case.family
+    if f == "semicolon-status":  # the order and a command on one line
+        return ["Hi,", "", f"{order}; STATUS", "", "Thanks", moment.player, "", *_gmail(original)]
+    if f == "subject-appended":  # the order typed after the report's subject, the body only the quote
+        return ["", *_gmail(original)]
+    if f == "outlook-mobile-norule":  # Outlook for Android/iOS: the From/Sent block with no rule above it
+        return [*mine, "", "Get Outlook for Android", *_outlook(moment, _EN)[2:]]
+    if f == "outlook-bottom":  # the report under Outlook's block unquoted, the order typed under it
+        return ["Hi, my order is at the bottom.", *_outlook(moment, _EN), "", *mine]
+    if f.startswith("charset-"):
+        greeting = {
+            "charset-latin1": "Grüße, à bientôt",
+            "charset-shift-jis": "よろしくお願いします",
+            "charset-koi8r": "Привет",
+        }
+        return [greeting[f], "", order, "", "Thanks", moment.player, "", *_gmail(original)]
     if f == "pasted-twice":  # the order pasted twice
         return ["Hi,", "", order, "", order, "", "Thanks", moment.player, "", *_gmail(original)]
     # the order, then "same as last turn" on its own line under it
@@ -184,8 +255,47 @@ def build(moment: Moment, case: Case) -> tuple[bytes, str]:
     if f == "qp-soft-break-html":
         text = f"<html><body><div>Hi,</div><div>{html.escape(order)}</div><div>Thanks</div></body></html>\n"
         return _soft_broken(moment, text, html.escape(order), "html"), order
-    msg = _message(moment, subject=order if f.startswith("subject-only") else "")
-    msg.set_content("\n".join(body_of(moment, case, order)) + "\n")
+    if f.startswith(
+        ("html-struck", "markdown-struck", "whatsapp-struck")
+    ):  # another order struck out, above or under the one meant
+        other = moment.legal[(case.pick + 1) % len(moment.legal)]
+        if not f.startswith("html"):
+            msg = _message(moment)
+            struck = f"~{other}~" if f.startswith("whatsapp") else f"~~{other}~~"
+            pair = [order, struck] if f.endswith("after") else [struck, order]
+            lines = ["Hi,", "", *pair, "", "Thanks", moment.player, "", *_gmail(_plain(moment.report))]
+            msg.set_content("\n".join(lines) + "\n")
+            return msg.as_bytes(), order
+        struck = f"<div><s>{html.escape(other)}</s></div>"
+        mine = f"<div>{html.escape(order)}</div>"
+        pair = f"{mine}{struck}" if f.endswith("after") else f"{struck}{mine}"
+        msg = _message(moment)
+        msg.set_content(f"<html><body><div>Hi,</div>{pair}<div>Thanks</div></body></html>", subtype="html")
+        return msg.as_bytes(), order
+    if f == "html-nbsp-spans":  # each word in a span, no-break spaces between them (Outlook on the web)
+        spans = "&nbsp;".join(f'<span style="font-size:11pt">{html.escape(w)}</span>' for w in order.split())
+        msg = _message(moment)
+        body = f"<html><body><div>Hi,</div><div>{spans}</div><div>Thanks</div><hr>{_html(moment.report)}</body></html>"
+        msg.set_content(body, subtype="html")
+        return msg.as_bytes(), order
+    subject = order if f.startswith("subject-only") else ""
+    subject = f"Re: {moment.report['Subject']} {order}" if f == "subject-appended" else subject
+    msg = _message(moment, subject=subject)
+    text = "\n".join(body_of(moment, case, order)) + "\n"
+    if f.startswith("charset-"):
+        charset = {"charset-latin1": "iso-8859-1", "charset-shift-jis": "shift_jis", "charset-koi8r": "koi8-r"}[f]
+        try:
+            text.encode(charset)
+        except UnicodeEncodeError:  # the report holds a character the charset lacks: the client drops it
+            text = text.encode(charset, "replace").decode(charset)
+        msg.set_content(text.encode(charset), maintype="text", subtype="plain", cte="8bit")
+        msg.replace_header("Content-Type", f'text/plain; charset="{charset}"')
+        return msg.as_bytes(), order
+    if f == "rfc822-attached":  # the order typed, the report attached as a message (Outlook's "reply with attachment")
+        msg.set_content("\n".join(["Hi,", "", order, "", "Thanks", moment.player]) + "\n")
+        msg.add_attachment(moment.report)
+        return msg.as_bytes(), order
+    msg.set_content(text)
     return msg.as_bytes(), order
 
 
@@ -197,7 +307,11 @@ SAMPLED = 3
 
 
 def sample(kind: str) -> list[Case]:
-    return sampled(cases(), "REPLIES34_ALL", "replies34", kind, SAMPLED)
+    """`SAMPLED` cases drawn, and one reply with an order struck out under the one meant (misapplied on 36ff7173), a
+    moment; all under REPLIES34_ALL=1."""
+    every = sampled(cases(), "REPLIES34_ALL", "replies34", kind, SAMPLED)
+    struck = Case("markdown-struck-after" if len(kind) % 2 else "whatsapp-struck-after", len(kind) % PICKS)
+    return every if struck in every else [*every, struck]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -50,6 +50,7 @@ _MARKER = re.compile(
 # would scan once per space) to the end of the line
 _POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<[-\u2013\u2014]+|<=+|<<+|←|⬅)(?:[ \t\u00a0].*)?$")
 _EMPHASIS_RUN = re.compile(r"[*_~]+")  # what `_unemphasised` takes off, read run by run
+
 # "…": the one character phones type for "...".  A match starts only where a run does (tried from each of its
 # characters, a run followed by a letter cost its square).
 _TRAILING = re.compile(r"(?<![\s.,;:!。、！；…|│])[\s.,;:!。、！；…|│]+$")  # "|": a table row's last bar
@@ -383,6 +384,8 @@ def cleaned(line: str) -> str:
         text = _normalised(text).strip()
     if "comma" in text.lower():
         text = _COMMA_SAID.sub(",", text)
+    if _struck(text):
+        return text  # "~~VOTE RED~~": struck out (Markdown, WhatsApp, Slack), no order: not read
     for _ in range(ROUNDS):
         before = text
         if not text.isascii():
@@ -481,6 +484,16 @@ def _untailed(text: str) -> str:
         asked = asked or asks
         text = rest
     return f"{text}?" if asked else text  # "VOTE RED (right?)": a remark that asks makes the line a question
+
+
+def _struck(text: str) -> bool:
+    """Whether `text` is struck out whole: "~~VOTE RED~~" in Markdown (GitHub, Discord, Reddit), "~VOTE RED~" in
+    WhatsApp, Slack and Telegram.  The player crossed the order out (kept to show what changed); its "~" were taken
+    off as emphasis and the struck order read, replacing the order above it (players34: 10 of 24 generated replies
+    misapplied).  Linear: no pattern searched."""
+    body = text.rstrip(".!")
+    inner = body.strip("~")
+    return text.startswith("~") and body.endswith("~") and bool(inner) and inner == inner.strip()
 
 
 def _unemphasised(text: str) -> str:
