@@ -19,6 +19,10 @@
    "drop plat", ...) under each game's first order and alone: 464 of 464 read as meant (the order above applied,
    nothing of the chat) on 36ff7173 and now; players33's 3,576 closings stay 0 misapplied.
 
+3. (Found by part B, `tests/test_replies34_realistic.py`.)  "Same as last turn please." with no order was listed as
+   not read, with no word of why; now it is told, quoted, why (pbem does not repeat an earlier step's orders) and
+   the orders to send now (`pbem.app.repeated`): `test_same_as_last_turn_alone_is_told_in_the_answer_mail`.
+
 `REPLIES34_ALL=1 python3 -m pytest tests/test_replies34_leftovers.py -n 0 -s` runs every case and prints the counts;
 the suite a sample.
 """
@@ -211,3 +215,30 @@ def test_chat_under_the_orders_never_becomes_an_order() -> None:
     """See the module docstring's figures."""
     bad = _run(chat_cases(), chat_outcome, "chat")
     assert not bad, f"{len(bad)}:\n" + "\n".join(bad[:30])
+
+
+def test_same_as_last_turn_alone_is_told_in_the_answer_mail(home, clock) -> None:  # type: ignore[no-untyped-def]
+    """Real SQLite and Maildir: Alice answers her report with "Same as last turn please." and no order.  On 36ff7173
+    the answer listed the line as not read, without why; now it quotes it, says pbem does not repeat an earlier
+    step's orders, and shows the orders she may send now, in a form `pbem verify --mail` knows
+    (`pbem.trust.acked.unnoted`).  Nothing is applied."""
+    from pbem.app.repeated import note
+    from pbem.trust.acked import unnoted
+    from tests.conftest import body_of, deliver, order_mail, sent_mail, signed
+    from tests.test_moderator import asked, new_game, run_poll
+
+    players = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+    name = new_game(home, clock, kind="habsburg", name="hh34", players=players)
+    run_poll(home, clock)
+    seen: set[str] = set()
+    sent_mail(home, seen)
+    requests, _ = asked(home, name)
+    legal = next(r.legal for r in requests if r.player == "Alice")
+    line = "Same as last turn please."
+    deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", f"Hi,\n\n{line}\n\nThanks\n")))
+    run_poll(home, clock)
+    text = "\n".join(body_of(m) for m in sent_mail(home, seen) if "alice" in str(m["To"]))
+    said = note(line, "; ".join(legal[:3]))
+    assert said[:60] in " ".join(text.split()), text
+    assert asked(home, name)[0] == requests  # nothing applied: Alice is asked the same
+    assert unnoted(f"  NOTE {said}") == ""

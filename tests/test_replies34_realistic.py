@@ -19,20 +19,23 @@ said), `misapplied` (something applied the player did not mean):
   KOI8-R; the order typed in the Subject only (the body empty, or only the quote), or after the report's subject;
 * digits of other scripts (Arabic-Indic, Persian, Devanagari); the order with "; that's all from me" or "; STATUS"
   after it, "(same as last turn)" after it or "Same as last turn:" before it, "same as last turn" under it, "OK:"
-  before it; the report quoted twice (nested, and one copy under the other); the order pasted twice;
+  before it; "Same as last turn please." with no order (`SAME`); the report quoted twice (nested, and one copy under the other); the order pasted twice;
 * another order struck out next to the one meant: "~~ORDER~~" (Markdown) or "~ORDER~" (WhatsApp, Slack) under it or
   above it, <s>ORDER</s> in HTML.
 
 `REPLIES34_ALL=1 python3 -m pytest tests/test_replies34_realistic.py -n 0 -s` runs every case and prints the counts
-per family; the suite runs `SAMPLED` cases a moment and one struck-out order.  Of the 1,056 cases (44 families, 3
-orders, 8 moments), on 36ff7173: 887 read, 149 told, 0 untold, 20 misapplied; now 986 read, 70 told, 0 untold, 0
+per family; the suite runs `SAMPLED` cases a moment and one struck-out order.  Of the 1,080 cases (45 families, 3
+picks, 8 moments), on 36ff7173: 887 read, 149 told, 24 untold, 20 misapplied; now 986 read, 94 told, 0 untold, 0
 misapplied.  Misapplied on 36ff7173: an order struck out under the one meant, "~~ORDER~~" or "~ORDER~" (10 of 24
 each): the tildes were taken off as emphasis and the struck order read, replacing the order above it.  Now a line
-struck out whole is no order (`pbem.orders.typed._struck`).  Read now, told on 36ff7173: "OK:" before the order (24,
-`pbem.orders.openers.ACKNOWLEDGED`), digits of other scripts (15: Sixteen Thirty's set-up refused "Spain ٣";
-`pbem.orders.typed._normalised`), the order struck out above the one meant (14).  Told before and now: "Same as last
-turn:" before the order (24: a label, "write it as: ..."), a remark or a command after a semicolon (46: the line
-refused with its reason; ";" is a separator of some games' orders).  Read before and now: every other family.
+struck out whole is no order (`pbem.orders.typed._struck`).  Untold on 36ff7173: "Same as last turn please." (or
+"Same orders as before", "Repeat my last orders") with no order, 24 of 24: listed as not read, no word of why.  Now
+told, the line quoted with why and the orders to send now (`pbem.app.repeated`).  Read now, told on 36ff7173: "OK:"
+before the order (24, `pbem.orders.openers.ACKNOWLEDGED`), digits of other scripts (15: Sixteen Thirty's set-up
+refused "Spain ٣"; `pbem.orders.typed._normalised`), the order struck out above the one meant (14).  Told before and
+now: "Same as last turn:" before the order (24: a label, "write it as: ..."), a remark or a command after a
+semicolon (46: the line refused with its reason; ";" is a separator of some games' orders).  Read before and now:
+every other family.
 """
 
 from __future__ import annotations
@@ -42,9 +45,11 @@ import quopri
 
 import pytest
 
-from tests.replies27 import sampled, tallied
+from pbem import engine as registry
+from tests.replies27 import judged, sampled, tallied
 from tests.test_replies3_players import KINDS, Moment, _html, _plain, shared_moments
 from tests.test_replies7_clients import _message
+from tests.test_replies10_players import reading
 from tests.test_replies19_players import WHO
 from tests.test_replies31_realistic import verdict
 from tests.test_replies32_realistic import PICKS, Case
@@ -118,6 +123,7 @@ MORE = (
     "markdown-struck-after",
     "markdown-struck-before",
     "whatsapp-struck-after",
+    "same-as-last-only",
 )
 FAMILIES = (*OUTLOOK, *DIGITS, *TYPED, *MORE)
 
@@ -234,6 +240,8 @@ def _further(moment: Moment, case: Case, order: str, original: list[str], mine: 
             "charset-koi8r": "Привет",
         }
         return [greeting[f], "", order, "", "Thanks", moment.player, "", *_gmail(original)]
+    if f == "same-as-last-only":  # no order: the player asks for the last turn's again (`SAME`)
+        return ["Hi,", "", SAME[case.pick % len(SAME)], "", "Thanks", moment.player, "", *_gmail(original)]
     if f == "pasted-twice":  # the order pasted twice
         return ["Hi,", "", order, "", order, "", "Thanks", moment.player, "", *_gmail(original)]
     # the order, then "same as last turn" on its own line under it
@@ -299,8 +307,21 @@ def build(moment: Moment, case: Case) -> tuple[bytes, str]:
     return msg.as_bytes(), order
 
 
+#: "Same as last turn" alone: the player means an earlier step's orders, which pbem cannot know to be legal now.
+SAME = ("Same as last turn please.", "Same orders as before", "Repeat my last orders")
+
+
 def outcome(moment: Moment, case: Case) -> tuple[str, str]:
-    return verdict(moment, *build(moment, case), case.label)
+    if case.family != "same-as-last-only":
+        return verdict(moment, *build(moment, case), case.label)
+    raw, _ = build(moment, case)  # nothing meant that pbem may read: told (the line quoted, the orders to send)
+    eng = registry.get(moment.kind)
+    got = judged(eng, moment.state, moment.player, reading(moment, raw))
+    said = f"{case.label}: applied {got.applied}, refused {got.refused}, told {got.notes}"
+    if got.applied:
+        return "misapplied", said
+    line = SAME[case.pick % len(SAME)]
+    return ("told" if any(n.startswith(f'"{line}"') for n in got.notes) else "untold"), said
 
 
 SAMPLED = 3

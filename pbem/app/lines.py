@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app import asides, cells, prefixed, signed, wraps
+from pbem.app import asides, cells, prefixed, repeated, signed, wraps
 from pbem.app.known import NEAR, near_any
 from pbem.app.known import known as _known
 from pbem.app.known import names_the_game as _names_the_game
@@ -191,6 +191,7 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     most, the first the engine takes (`pbem.orders.extract.in_prose` offers a few ends).  An order under a "-- "
     signature above the quote (`Extracted.signed`) is told the same way, and only so (`signed_note`): "PASS the salt"
     or "Play hard, play fair" is a motto, and every other reader leaves the signature's lines unsaid."""
+    ex = repeated.told(eng, state, player, ex)  # "Same as last turn" alone: told the orders to send now
     tried = [line for line in ex.chatter[:CHATTER] if near.tries(line, eng.order_words)]
     chose = [line for line in ex.chatter[:CHATTER] if line not in tried and near.ends_said(line)]
     if not ex.seeming and not ex.signed and not ex.signed_off and not tried and not chose and not ex.subject_word:

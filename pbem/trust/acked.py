@@ -347,6 +347,8 @@ NOTES = tuple(
         _Q + r" was not read as an order: it is in lower case and its words only begin a name of the game, so it was"
         r" read as a closing remark, not as [^\n]{1,400}; if you meant that order, send it as: [^\n]{1,400}",
         # `pbem.app.prefixed.note` (players33)
+        _Q + r" was not read as an order: pbem does not repeat an earlier step's orders; send the orders for this step"
+        r" as your report lists them, e\.g\. [^\n]{1,2000}",  # `pbem.app.repeated.note` (players34)
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
