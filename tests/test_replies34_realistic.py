@@ -25,17 +25,17 @@ said), `misapplied` (something applied the player did not mean):
 
 `REPLIES34_ALL=1 python3 -m pytest tests/test_replies34_realistic.py -n 0 -s` runs every case and prints the counts
 per family; the suite runs `SAMPLED` cases a moment and one struck-out order.  Of the 1,080 cases (45 families, 3
-picks, 8 moments), on 36ff7173: 887 read, 149 told, 24 untold, 20 misapplied; now 986 read, 94 told, 0 untold, 0
+picks, 8 moments), on 36ff7173: 887 read, 149 told, 24 untold, 20 misapplied; now 1,010 read, 70 told, 0 untold, 0
 misapplied.  Misapplied on 36ff7173: an order struck out under the one meant, "~~ORDER~~" or "~ORDER~" (10 of 24
 each): the tildes were taken off as emphasis and the struck order read, replacing the order above it.  Now a line
 struck out whole is no order (`pbem.orders.typed._struck`).  Untold on 36ff7173: "Same as last turn please." (or
 "Same orders as before", "Repeat my last orders") with no order, 24 of 24: listed as not read, no word of why.  Now
 told, the line quoted with why and the orders to send now (`pbem.app.repeated`).  Read now, told on 36ff7173: "OK:"
-before the order (24, `pbem.orders.openers.ACKNOWLEDGED`), digits of other scripts (15: Sixteen Thirty's set-up
-refused "Spain ٣"; `pbem.orders.typed._normalised`), the order struck out above the one meant (14).  Told before and
-now: "Same as last turn:" before the order (24: a label, "write it as: ..."), a remark or a command after a
-semicolon (46: the line refused with its reason; ";" is a separator of some games' orders).  Read before and now:
-every other family.
+before the order (24, `pbem.orders.openers.ACKNOWLEDGED`), "Same as last turn:" before it (24, a connective of
+`pbem.orders.openers.CONNECTIVE`, read before capitals), digits of other scripts (15: Sixteen Thirty's set-up
+refused "Spain ٣"; `pbem.orders.typed._normalised`), the order struck out above the one meant (14).  Told before
+and now: a remark or a command after a semicolon (46: the line refused with its reason; ";" is a separator of some
+games' orders).  Read before and now: every other family.
 """
 
 from __future__ import annotations

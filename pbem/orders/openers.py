@@ -194,13 +194,17 @@ THIS_STEP = re.compile(
     r"на\s+этот\s+ход|в\s+этом\s+ходу|этот\s+ход|이번\s*턴|이번\s*라운드|내\s+선택)" + _LABEL_MARK,
     re.IGNORECASE,
 )
-#: A connective before the player's order ("Also: PASS"), read only before an order word in capitals, as a greeting
-#: is ("Also: take care" is a remark).
+#: A connective before the player's order ("Also: PASS", "Same as last turn: PASS"), read only before an order word
+#: in capitals, as a greeting is ("Also: take care" is a remark).
 CONNECTIVE = re.compile(
     r"^(?:also|and\s+also|and|so|then|finally|anyway|alors|aussi|donc|et|enfin|au[ßs]erdem|und|dann|auch|zudem|"
     r"y\s+tambi[eé]n|tambi[eé]n|adem[aá]s|entonces|pues|inoltre|allora|anche|quindi|ook|dus|verder|daarnaast|"
     r"tamb[eé]m|ent[aã]o|al[eé]m\s+disso|tak[zż]e|te[zż]|wi[eę]c|ponadto|poza\s+tym|ocks[aå]|s[aå]|dessutom|[aä]ven|"
-    r"また|それと|あと|では|じゃあ|另外|还有|然后|那么|также|итак|ещё|еще|а\s+также|그리고|또한|그럼)" + _LABEL_MARK,
+    r"また|それと|あと|では|じゃあ|另外|还有|然后|那么|также|итак|ещё|еще|а\s+также|그리고|또한|그럼|"
+    # "Same as last turn: NO EVENT", "As before - PASS" (players34): the order is the one after it
+    r"(?:the\s+)?same\s+as\s+(?:the\s+)?(?:last|previous|before)(?:\s+(?:turn|time|round|step))?|"
+    r"as\s+(?:before|usual|always)|wie\s+(?:immer|vorher|letztes\s+mal)|comme\s+(?:d'habitude|avant|toujours))"
+    + _LABEL_MARK,
     re.IGNORECASE,
 )
 
