@@ -15,9 +15,10 @@
    "keep care" stays told); else it is read as the engine reads it.  `abbreviation_cases`: each legal order of the
    eight moments (`tests.test_replies3_players`) shortened three ways to 3 to 6 letters, in lower case, no digit,
    that the engine reads alone as one legal order: of the 101 cases, on 36ff7173 36 read, 65 told; now 101 read.
-   Guard, `chat_cases`: 58 chat lines starting with an order word ("take a break", "keep me posted", "keep smil",
-   "drop plat", ...) under each game's first order and alone: 464 of 464 read as meant (the order above applied,
-   nothing of the chat) on 36ff7173 and now; players33's 3,576 closings stay 0 misapplied.
+   Guard, `chat_cases`: 72 chat lines starting with an order word ("take a break", "keep me posted", "keep smil",
+   "drop plat", ...) or an acknowledgement before one ("OK, take care", "OK, TAKE CARE", "Yes, PASS auf dich auf")
+   under each game's first order and alone: 576 of 576 read as meant (the order above applied or the line refused,
+   nothing of the chat applied) on 36ff7173 and now; players33's 3,576 closings stay 0 misapplied.
 
 3. (Found by part B, `tests/test_replies34_realistic.py`.)  "Same as last turn please." with no order was listed as
    not read, with no word of why; now it is told, quoted, why (pbem does not repeat an earlier step's orders) and
@@ -192,6 +193,10 @@ CHAT = (
     "place your bets", "remove me later", "pass gut auf", "keep care amigos", "take care bro", "take cara",
     "keep smil", "play fa", "prefer the great", "plan b", "neg that", "take copp care",
     "drop plat", "take gol", "play silv", "keep it", "take it", "call me maybe", "drop it",
+    # an acknowledgement before a closing (`pbem.orders.openers.ACKNOWLEDGED` reads one before an order)
+    "OK, take care", "Yes, Keep well", "OK: Take care!", "Sure, play nice", "OK, TAKE CARE", "Ok - keep it up",
+    "OK! Pass it on", "Yes, PASS auf dich auf", "OK, keep care", "Alright, call me", "OK, DONE for today",
+    "OK, ACCEPT my apologies", "Sure - TRADE secrets", "Ja, Pass gut auf dich auf!",
 )  # fmt: skip
 
 
