@@ -24,6 +24,14 @@
    not read, with no word of why; now it is told, quoted, why (pbem does not repeat an earlier step's orders) and
    the orders to send now (`pbem.app.repeated`): `test_same_as_last_turn_alone_is_told_in_the_answer_mail`.
 
+4. (Found while judging part B.)  A change of mind on the order's line: "Change NO EVENT to EVENT PERSON Peter",
+   "Change it to ...", "Please change my order to ...", "Switch to ...", "Make that ..." were set aside untold (49 of
+   250) or told; "Correction: ...", "Update: ...", "Edit: ...", "Actually: ...", "Scratch that - ..." told ("write it
+   as").  Now a correction's label is a connective (`pbem.orders.openers.CONNECTIVE`: read before capitals), and a
+   change said in a sentence is one of `pbem.orders.extract.sentence`'s openers: told the order to send, never read
+   (the order it changes from is in the line too).  `change_cases`: each legal order of each game's first step in 10
+   forms, 500 cases: on 36ff7173 201 told as owed, 250 told where a read is owed, 49 untold; now 250 read, 250 told.
+
 `REPLIES34_ALL=1 python3 -m pytest tests/test_replies34_leftovers.py -n 0 -s` runs every case and prints the counts;
 the suite a sample.
 """
@@ -68,13 +76,18 @@ def judge(kind: str, body: str, meant: str | None) -> str:
     return "told" if got.refused or any(meant.upper() in n.upper() for n in got.notes) else "untold"
 
 
-def _run(cases: list[tuple[str, ...]], how: Callable[..., str], tag: str) -> list[str]:
+def _run(
+    cases: list[tuple[str, ...]],
+    how: Callable[..., str],
+    tag: str,
+    ok: tuple[str, ...] = ("read", "told, as it must be"),
+) -> list[str]:
     counts: Counter[str] = Counter()
     bad = []
     for case in _chosen(cases, tag):
         got = how(*case)
         counts[got] += 1
-        if got not in ("read", "told, as it must be"):
+        if got not in ok:
             bad.append(f"{got}: {case}")
     if os.environ.get("REPLIES34_ALL"):
         print(tag, dict(counts))
@@ -247,3 +260,33 @@ def test_same_as_last_turn_alone_is_told_in_the_answer_mail(home, clock) -> None
     assert said[:60] in " ".join(text.split()), text
     assert asked(home, name)[0] == requests  # nothing applied: Alice is asked the same
     assert unnoted(f"  NOTE {said}") == ""
+
+
+#: A change of mind said on the order's line: a correction's label before the order (read, before capitals), or a
+#: sentence naming the order ("Change NO EVENT to ...": told the order to send; an earlier order replaced by it).
+CORRECTIONS = ("Correction: {o}", "Update: {o}", "Edit: {o}", "Actually: {o}", "Scratch that - {o}")
+CHANGES = ("Change {p} to {o}", "Change it to {o}", "Please change my order to {o}", "Switch to {o}", "Make that {o}")
+
+
+def change_cases() -> list[tuple[str, ...]]:
+    """(game, the order meant, the line typed, "read" or "told": what is owed): each legal order of each game's first
+    step, the order before it in the list as the one changed from."""
+    out: list[tuple[str, ...]] = []
+    for k in KINDS:
+        legal = _legal(k)
+        for n, o in enumerate(legal):
+            p = legal[n - 1]
+            out += [(k, o, f.format(o=o), "read") for f in CORRECTIONS]
+            out += [(k, o, f.format(o=o, p=p), "told") for f in CHANGES]
+    return out
+
+
+def change_outcome(kind: str, order: str, line: str, owed: str) -> str:
+    got = judge(kind, f"Hi,\n\n{line}\n\nThanks\nAlice\n", order)
+    return got if got == owed else f"{got}, owed {owed}"
+
+
+def test_a_change_of_mind_on_the_order_line_is_read_or_told() -> None:
+    """See the module docstring's figures."""
+    bad = _run(change_cases(), change_outcome, "changes", ("read", "told"))
+    assert not bad, f"{len(bad)}:\n" + "\n".join(bad[:30])

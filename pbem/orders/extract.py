@@ -333,6 +333,9 @@ _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]ll go with|i['’]d|i will|"
     r"i['’]ll|ill|i|we['’]ll|we|let['’]s go with|let['’]s go|let['’]s|going with|go with|please|bitte|por favor|"
     r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep|"
+    # a change of mind said in a sentence ("Change NO EVENT to EVENT PERSON Peter", "Make that PASS"), players34:
+    # set aside untold; told the order to send (an earlier mail's order is replaced by sending the new one)
+    r"(?:please\s+)?(?:change|switch)(?:\s++[^\n]{1,80}?)?\s+to|make\s+(?:that|it)|"
     # a greeting in the players' languages ("Hallo, TRIBUTE Gold 4", "こんにちは、PASS": the second was told nothing)
     r"hallo|bonjour|salut|hola|ciao|hej|hoi|ol[aá]|cze[sś][cć]|привет|здравствуйте|こんにちは|你好|안녕하세요)"
     r"(?:[,、\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"

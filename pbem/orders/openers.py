@@ -203,7 +203,9 @@ CONNECTIVE = re.compile(
     r"また|それと|あと|では|じゃあ|另外|还有|然后|那么|также|итак|ещё|еще|а\s+также|그리고|또한|그럼|"
     # "Same as last turn: NO EVENT", "As before - PASS" (players34): the order is the one after it
     r"(?:the\s+)?same\s+as\s+(?:the\s+)?(?:last|previous|before)(?:\s+(?:turn|time|round|step))?|"
-    r"as\s+(?:before|usual|always)|wie\s+(?:immer|vorher|letztes\s+mal)|comme\s+(?:d'habitude|avant|toujours))"
+    r"as\s+(?:before|usual|always)|wie\s+(?:immer|vorher|letztes\s+mal)|comme\s+(?:d'habitude|avant|toujours)|"
+    # a correction's label ("Correction: EVENT PERSON Peter", "Edit: PASS", "Scratch that - NO EVENT"), players34
+    r"correction|corrected|update|updated|edit|edited|actually|scratch\s+that|korrektur)"
     + _LABEL_MARK,
     re.IGNORECASE,
 )
