@@ -34,6 +34,9 @@ with its reason.  Read before and now: every new quote header (Turkish, Greek, C
 Hebrew with its bidi marks, Russian, Yahoo's, Proton's, Samsung's, Fastmail's), forwards, the report edited in
 place, emoji, check-mark and arrow bullets, code blocks and inline code, direction marks, "--" with no space, a
 parenthesised remark, "please", and an arrow marking the listed line in the quote or in Outlook's original.
+players34: 1,071 read, 81 told, 0 untold, 0 misapplied: "OK, NO EVENT" (24) and "+1" after an order that ends in no
+number (14) are read (`pbem.orders.openers.ACKNOWLEDGED`, `pbem.orders.typed._THANKS`); "+1" after a number stays
+told (10: it could add to it).
 """
 
 from __future__ import annotations
