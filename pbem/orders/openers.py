@@ -205,8 +205,7 @@ CONNECTIVE = re.compile(
     r"(?:the\s+)?same\s+as\s+(?:the\s+)?(?:last|previous|before)(?:\s+(?:turn|time|round|step))?|"
     r"as\s+(?:before|usual|always)|wie\s+(?:immer|vorher|letztes\s+mal)|comme\s+(?:d'habitude|avant|toujours)|"
     # a correction's label ("Correction: EVENT PERSON Peter", "Edit: PASS", "Scratch that - NO EVENT"), players34
-    r"correction|corrected|update|updated|edit|edited|actually|scratch\s+that|korrektur)"
-    + _LABEL_MARK,
+    r"correction|corrected|update|updated|edit|edited|actually|scratch\s+that|korrektur)" + _LABEL_MARK,
     re.IGNORECASE,
 )
 
