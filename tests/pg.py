@@ -200,8 +200,9 @@ def truncate(url: str) -> None:
         conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
         # the check value of the last test's home's outbox.key (`pbem.record.outbox_key`): the next home has its own;
         # and when the last test's home last ran (a test clock of January 2026 after one of now was refused as behind)
-        conn.execute("DELETE FROM home_secrets WHERE name = 'outbox-key-check'")
-        conn.execute("DELETE FROM poll_marks WHERE name IN ('last-run', 'home-id')")
+        # and its restore epochs (months9): a restored walk's epoch, left over, made the next home a restored one
+        conn.execute("DELETE FROM home_secrets WHERE name = 'outbox-key-check' OR name LIKE 'message-id-epoch:%'")
+        conn.execute("DELETE FROM poll_marks")  # (its backup, upkeep and witness marks too: each test a new home)
 
 
 def ensure_schema(url: str) -> None:

@@ -92,14 +92,21 @@ def _steps(cfg: Config, clock: Clock, rng: random.Random, n: int, seen: set[str]
             _answer(cfg, rng, seen, clock)
 
 
-def restored(home: Config, backup: Path, at: Path, clock: Clock) -> Config:
+def copy_database(home: Config, backup: Path, at: Path) -> None:
+    """The backup's SQLite database copied into the new folder `at`."""
+    shutil.copy2(backup / "pbem.db", at / "pbem.db")
+
+
+def restored(home: Config, backup: Path, at: Path, clock: Clock, database=copy_database) -> Config:
     """The machine lost: the backup restored into a new folder as README says, with the old Maildir (the mail
-    server) and the backup's ledger alone; polled, refused, then `pbem poll --trust-clock`."""
+    server) and the backup's ledger alone; polled, refused, then `pbem poll --trust-clock`.  `database` puts the
+    backup's database back (a SQLite file copied, or a pg_dump restored: tests/test_postgres_restore_epochs.py)."""
     engine_for(home.database_url).dispose()
     at.mkdir()
     shutil.copytree(home.home / "mail", at / "mail")
-    for f in (*KEYS, "pbem.db"):
+    for f in KEYS:
         shutil.copy2(backup / f, at / f)
+    database(home, backup, at)
     (at / sentlog.DIRECTORY).mkdir()
     shutil.copy2(backup / sentlog.LEDGER, at / sentlog.DIRECTORY / sentlog.LEDGER)
     cfg = config_mod.load(at / "pbem.toml")
@@ -109,7 +116,7 @@ def restored(home: Config, backup: Path, at: Path, clock: Clock) -> Config:
     return cfg
 
 
-def walk(home: Config, tmp_path: Path, seed: int) -> tuple[int, Config, Clock]:
+def walk(home: Config, tmp_path: Path, seed: int, database=copy_database) -> tuple[int, Config, Clock]:
     """One seeded walk (the module's docstring): the Message-IDs reused, the restored home and its clock."""
     rng = random.Random(seed)
     clock = Clock()
@@ -128,7 +135,7 @@ def walk(home: Config, tmp_path: Path, seed: int) -> tuple[int, Config, Clock]:
     state = again.getstate()
     _steps(home, clock, again, after, seen, answer=False)
     clock.advance(minutes=10)
-    cfg = restored(home, backup, tmp_path / f"restored-{seed}", Clock(clock.now))
+    cfg = restored(home, backup, tmp_path / f"restored-{seed}", Clock(clock.now), database)
     again.setstate(state)
     clock2 = Clock(clock.now)
     _steps(cfg, clock2, again, after + 1, set(), answer=False)
@@ -157,7 +164,12 @@ def test_a_restored_home_never_sends_a_mail_under_an_id_the_old_home_sent(home, 
 def test_replies_to_the_old_mail_and_to_the_new_one_both_prove_the_seat(home, tmp_path: Path) -> None:
     """After the restore, the player asked holds the old home's mail of that step and the restored home's (now
     under two ids): a reply to either, without a code, is read as the seat's."""
-    count, cfg, clock = walk(home, tmp_path, 1)  # (a walk that reused 3 ids on ab18255d)
+    replies_case(home, tmp_path)
+
+
+def replies_case(home: Config, tmp_path: Path, database=copy_database) -> None:
+    """The reply test's walk (seed 1) and its three replies, the database put back by `database`."""
+    count, cfg, clock = walk(home, tmp_path, 1, database)  # (a walk that reused 3 ids on ab18255d)
     assert count == 0, f"{count} Message-IDs reused"
     newest: dict[str, tuple[str, list[str]]] = {}
     for mid, raw in _sent(cfg.home):
@@ -198,6 +210,11 @@ def test_a_restored_home_does_not_say_the_nightly_backup_stopped(home, tmp_path:
     from the first night's backup, said nothing even a day later.  Now a restored database's backups are judged from
     its restore (its newest restore epoch's time): nothing is told until a day without a backup has passed, and then
     it is: 0 of 12 told at once, 12 of 12 a day later."""
+    nightly_case(home, tmp_path, case)
+
+
+def nightly_case(home: Config, tmp_path: Path, case: int, database=copy_database) -> None:
+    """The nightly-backup case `case` (the test above), its database put back by `database`."""
     rng = random.Random(case)
     clock = Clock()
     games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="hh1", clock=clock, codes=CODES)
@@ -209,7 +226,7 @@ def test_a_restored_home_does_not_say_the_nightly_backup_stopped(home, tmp_path:
         backup = take(home, tmp_path / "backups", clock.now.strftime("%d"), clock.now, 900).folder
     assert backup is not None
     clock.advance(hours=rng.randint(1, 20))
-    cfg = restored(home, backup, tmp_path / "restored", clock)
+    cfg = restored(home, backup, tmp_path / "restored", clock, database)
     for _ in range(4):  # upkeep looks every 6 hours
         clock.advance(hours=5)
         run_poll(cfg, clock=clock, trust_clock=False)
