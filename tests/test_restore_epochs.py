@@ -14,6 +14,11 @@ all, `PBEM_RESTORE_WALKS=12`); now each run that goes on with a restored databas
 old mail, or the new one, still proves the seat without a code (`pbem.record.answered.sent_mails` looks an id up
 under its other forms).  The default run walks one seed (the reply test's, seed 1: 3 ids reused on ab18255d) and
 one nightly case; `PBEM_RESTORE_WALKS=N` walks N of each.
+
+Months9: a mail the restored home makes again is a new mail beside the old home's of that step, under another id: a
+client showed the two apart.  Each walk now also counts the mails made again (`apart`: the old home's id, the new
+one without its epoch, both in `sent`) that do not name the old id in their References: on 36ff7173 25 of the 25
+made again over 12 walks (8 walks), now 0 (`pbem.mail.outbound.compose.earlier_forms`).
 """
 
 from __future__ import annotations
@@ -65,6 +70,23 @@ def reused(at: Path) -> int:
     for mid, raw in _sent(at):
         by_id[mid].add(raw)
     return sum(1 for raws in by_id.values() if len(raws) > 1)
+
+
+def apart(at: Path) -> tuple[int, int]:
+    """The mails the restored home made again (an epoch in their Message-ID, the old home's mail under the same id
+    without it in the `sent` folder), and of those the ones a mail client shows apart from the old one (their
+    References do not name it, months9): (made again, apart)."""
+    ids = {mid for mid, _ in _sent(at)}
+    again = shown_apart = 0
+    for mid, raw in _sent(at):
+        old = re.sub(r"\.[0-9a-f]{8}@", "@", mid)
+        if old == mid or old not in ids:
+            continue
+        again += 1
+        head = raw.split(b"\n\n", 1)[0].replace(b"\n ", b" ").replace(b"\n\t", b" ")
+        refs = re.search(rb"^References: *(.*)$", head, re.M | re.I)
+        shown_apart += refs is None or old.encode() not in refs.group(1).split()
+    return again, shown_apart
 
 
 def _answer(cfg: Config, rng: random.Random, seen: set[str], clock: Clock) -> None:
@@ -139,6 +161,8 @@ def walk(home: Config, tmp_path: Path, seed: int, database=copy_database) -> tup
     again.setstate(state)
     clock2 = Clock(clock.now)
     _steps(cfg, clock2, again, after + 1, set(), answer=False)
+    made, shown_apart = apart(cfg.home)
+    assert shown_apart == 0, f"{shown_apart} of {made} mails made again after the restore not threaded with the old"
     return reused(cfg.home), cfg, clock2
 
 

@@ -49,6 +49,21 @@ def stable_message_id(domain: str, *key: object, secret: bytes) -> str:
     return f"<pbem.{digest}.{epoch}@{domain}>" if epoch else f"<pbem.{digest}@{domain}>"
 
 
+def earlier_forms(message_id: str, secret: bytes) -> tuple[str, ...]:
+    """The forms a mail made after a restore had in the homes before it (months9): `message_id` without its epoch
+    and with the epoch before it, the ids the old home gave that mail if it made it (`secret`'s `epochs`,
+    `pbem.record.home_secrets.IdKey`); none for a home never restored.  A mail made again after a restore (a report
+    of a mail read again, a deadline applied again) `References` them, so a mail client shows it in one conversation
+    with the old home's, under the same subject (docs/architecture.md, "After the restore")."""
+    epoch: str = getattr(secret, "epoch", "")
+    epochs: tuple[str, ...] = getattr(secret, "epochs", ())
+    if not epoch or not message_id.endswith(">") or f".{epoch}@" not in message_id:
+        return ()
+    stem, _, domain = message_id[1:-1].rpartition(f".{epoch}@")
+    before = [e for e in epochs if e != epoch][-1:]
+    return (f"<{stem}@{domain}>", *(f"<{stem}.{e}@{domain}>" for e in before))
+
+
 #: Reply and forward prefixes of many languages, any number of them, with counters ("Re[2]:") and the space
 #: French clients put before the colon ("RE :").
 REPLY_PREFIX = re.compile(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pbem.home.stages import stage
-from pbem.mail.outbound.compose import Body, Envelope, compose, stable_message_id
+from pbem.mail.outbound.compose import Body, Envelope, compose, earlier_forms, stable_message_id
 from pbem.mail.outbound.sealed import seal
 from pbem.render.templates import render_mail
 
@@ -161,7 +161,7 @@ def outbox_row(
                 when=when,
                 auto="auto-replied" if mail.in_reply_to else "auto-generated",
                 in_reply_to=mail.in_reply_to,
-                references=mail.references,
+                references=(*mail.references, *earlier_forms(mid, secret)),
                 extra=extra,
             )
             return compose(envelope, Body(r.subject, r.text, r.html, r.images))
