@@ -43,7 +43,7 @@ def forget(cfg: Config) -> None:
         marks.remember(cfg.database_url, marks.CLOCK_AHEAD, "")
 
 
-def prepare(cfg: Config, inbox: object, trusted: bool) -> None:
+def prepare(cfg: Config, inbox: object, trusted: bool | str) -> None:
     """Before the poll: tell the inbox which UIDNEXT the last run saw and when (none: Maildir, another
     UIDVALIDITY, no earlier run, the check turned off, or `--trust-clock`: that run reads no evidence)."""
     seen = getattr(inbox, "arrivals", None)

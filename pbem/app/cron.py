@@ -31,7 +31,7 @@ def run_poll(
     cfg: Config,
     dry_run: bool = False,
     clock: Callable[[], datetime] | None = None,
-    trust_clock: bool = False,
+    trust_clock: bool | str = False,
     new_key: bool = False,
 ) -> Run:
     """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on:
@@ -40,8 +40,8 @@ def run_poll(
 
     `clock` (tests): the time the run starts at and the poll reads; by default the system's.  `trust_clock`:
     the moderator says the clock is right now, so a newer time an earlier run recorded (its clock was ahead)
-    is forgotten instead of refusing the run.  `new_key`: the home's `outbox.key` is lost for good, and the record
-    forgets its check value (`pbem.app.outbox_key`) instead of refusing the run.
+    is forgotten (`SAID_RESTORED`: and the database is a restored one, `pbem poll --restored`).  `new_key`: the home's
+    `outbox.key` is lost for good, and the record forgets its check value (`pbem.app.outbox_key`).
     """
     from pbem.app.polllock import Lock
     from pbem.mail.transports import deadline
@@ -63,10 +63,8 @@ def run_poll(
             # (a move-record's: named, with what to do; walk12: a poll during a move said "another pbem poll")
             held = refused.why or "another pbem poll is running on this home"
             return Run(skipped=f"{held}; nothing done, the next cron run polls when it has ended")
-        try:
-            return _locked(
-                Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock, new_key
-            )  # its own watchdog
+        try:  # (`_locked` arms its own watchdog)
+            return _locked(Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock, new_key)
         finally:
             lock.close()
     finally:
@@ -77,7 +75,7 @@ def _system_clock() -> datetime:
     return datetime.now(UTC)
 
 
-def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool = False) -> Run:
+def _locked(home: Home, dry_run: bool, trust_clock: bool | str = False, new_key: bool = False) -> Run:
     from pbem.app import clock as clocks
     from pbem.app.idle import nothing_to_do, remember
     from pbem.mail.transports import deadline
@@ -229,7 +227,7 @@ def _refresh_site(home: Home) -> None:
 
 
 def _times(
-    cfg: Config, started: datetime, dry_run: bool, trust_clock: bool, new_key: bool = False
+    cfg: Config, started: datetime, dry_run: bool, trust_clock: bool | str, new_key: bool = False
 ) -> tuple[datetime | None, datetime | None, Found]:
     """The newest run start the record has seen and the previous run's, once this run's start is recorded, and what
     the IMAP server's filed mail says (`pbem.app.witness`); raises TransportError, before anything is written, for a
@@ -276,12 +274,13 @@ def _times(
         raise TransportError(refusal)  # nothing is written
     filed.notes += told
     if trust_clock or filed.sent_moved:  # a restored database's waiting mail: sent, proved unsent, or held
-        from pbem.app.sent_witness import after_restore
+        from pbem.app.sent_witness import SAID_RESTORED, after_restore
 
-        filed.notes += after_restore(cfg, before or seen, filed.notes, started, filed.sent_moved)
+        said = filed.sent_moved or SAID_RESTORED * (trust_clock == SAID_RESTORED)  # `pbem poll --restored`
+        filed.notes += after_restore(cfg, before or seen, filed.notes, started, said)
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
-        clocks.mark_home(cfg.home, started, held, again=trust_clock)
+        clocks.mark_home(cfg.home, started, held, again=bool(trust_clock))
         owner.adopt(cfg.database_url, cfg.home)
     return seen, previous, filed
 

@@ -27,8 +27,10 @@ before the SMTP server is given any), and a restored home holds what is named so
 this record wrote to and finds gone (deleted by hand) is evidence too (`pbem.app.witness`: "missing"): what waits is
 held.  Each run that goes on with a restored database starts a restore epoch (`pbem.record.home_secrets.new_epoch`):
 the mail it makes anew (the deadlines the old home applied after the backup, applied again) never takes the
-Message-ID of the old home's mail of the same step.  Not covered: a backup made before its pbem kept the witness,
-restored where nothing says it is restored (no mail read since, the whole home folder), sends what waited again.
+Message-ID of the old home's mail of the same step.  A backup made before its pbem kept the witness, restored where
+nothing says it is restored (no mail read since, the whole home folder), looks like a first run after an upgrade (no
+witness written, mail waiting): no signal tells them apart (months9), so the moderator says it, `pbem poll
+--restored` (`SAID_RESTORED`), and what waits is held as above (over Maildir all of it: its `sent` came back too).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ MOST = 20_000  # witness messages a restore reads at most (a run's message each:
 PER_MESSAGE = 50_000  # digests in one witness message (17 bytes each: under every server's literal bound)
 WITNESS = SENT_WITNESS  # the poll mark: the IMAP witness folder's UIDVALIDITY:UIDNEXT after this record's append
 MARGIN = timedelta(days=1)  # IMAP's SINCE is a day; clocks differ
+#: `pbem poll --restored` (months9): the moderator says the database is restored where nothing shows it (the whole home
+#: copied back, no mail read since); over Maildir its `sent` folder came back with it, so it proves nothing unsent
+SAID_RESTORED = "restored"
 
 
 def flush(cfg: Config, inbox: object, now: datetime) -> None:
@@ -149,6 +154,8 @@ def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: d
         return []
     covers, named, why, maybe = _witness(cfg, before, anchor, now)
     covers = covers or (moved == "unmarked" and not _restored(cfg, before, notes))  # no evidence: nothing held
+    if moved == SAID_RESTORED and cfg.transport != "imap":  # the restored home's own copy is no witness
+        covers, why = False, f"pbem poll --restored: {why}, restored with the home, proves nothing unsent"
     sent = [i for i, m in queued if digest(m) in named]
     rest = [i for i, m in queued if digest(m) not in named]
     if covers:  # proved unsent, but for what a run of the old home began to send and never said it sent (months8)

@@ -21,6 +21,14 @@ def poll(
         "the home's ledger of mails sent is read, and the mails it names are not sent again), or to apply the deadlines held because the IMAP "
         "server's arrival dates showed the clock ahead.",
     ),
+    restored: bool = typer.Option(
+        False,
+        "--restored",
+        help="This home's database was restored from a backup where pbem cannot tell (the whole home folder copied "
+        "back, no mail read since): --trust-clock, and the mail waiting in it is held unless the mail server's "
+        "pbem/sent-ids folder proves it unsent (pbem outbox held lists it).  Run once, before the first poll after "
+        "such a restore.",
+    ),
     new_outbox_key: bool = typer.Option(
         False,
         "--new-outbox-key",
@@ -60,7 +68,10 @@ def poll(
 
     deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop
     try:
-        run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock, new_key=new_outbox_key)
+        from pbem.app.sent_witness import SAID_RESTORED
+
+        trusted = SAID_RESTORED if restored else trust_clock
+        run = run_poll(cfg, dry_run=dry_run, trust_clock=trusted, new_key=new_outbox_key)
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
 
