@@ -10,7 +10,8 @@ lost with its ledger (the Maildir's `sent` folder the witness).  What differed: 
 `truncate` kept a test's restore epoch and poll marks for the next test's new home (a home restored before it was
 made: its backups judged from a restore that never happened, "the nightly one stopped" never said).  On 12 walks
 and 12 nightly cases (`PBEM_RESTORE_WALKS=12`) and the 4 points (`PBEM_FULL_SIZE=1`): 0 ids reused, 0 sent twice,
-12 of 12 told a day later.  The suite runs the reply walk alone (1 s).
+12 of 12 told a day later; and `pbem poll --restored` after a restore nothing shows (tests/test_restored_unseen.py,
+the dump restored with the home folder): 0 sent twice in 4 walks.  The suite runs the reply walk alone (1 s).
 """
 
 from __future__ import annotations
@@ -104,3 +105,25 @@ def test_a_pg_dump_restored_on_another_machine_without_the_old_ledger_sends_noth
 
     twice, lost = restored_from_each(home, clock, taken, tmp_path, dumped, elsewhere=True, old_ledger=False)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+
+
+@pytest.mark.skipif(not FULL, reason="PBEM_FULL_SIZE=1 runs it")
+@pytest.mark.parametrize("seed", range(4))
+def test_an_unseen_restore_of_a_postgres_home_held_by_poll_restored_sends_nothing_twice(
+    home: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """tests/test_restored_unseen.py on PostgreSQL: the whole home folder and a pg_dump of its database saved, the
+    dump restored with the folder; `pbem poll --restored`, `outbox held`, `outbox drop --all`: nothing sent twice."""
+    from pbem.record.backup import dump_postgres
+    from tests import test_restored_unseen as tru
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+    def dump(saved: Path):
+        import time
+
+        dump_postgres(home.database_url, saved / "pbem.pgdump", time.monotonic() + 120)
+        return lambda: pg_restore(home, saved, saved)
+
+    sent_twice, held = tru.walk(home, tmp_path, seed, said=True, dump=dump)
+    assert sent_twice == 0 and held > 0, (sent_twice, held)

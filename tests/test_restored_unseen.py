@@ -54,8 +54,10 @@ def _cli(cfg: Config, *args: str) -> str:
     return got.output
 
 
-def walk(cfg: Config, tmp_path: Path, seed: int, said: bool) -> tuple[int, int]:
-    """One walk: the Message-IDs sent twice after the restore, and the mails the restored home held."""
+def walk(cfg: Config, tmp_path: Path, seed: int, said: bool, dump=None) -> tuple[int, int]:
+    """One walk: the Message-IDs sent twice after the restore, and the mails the restored home held.  `dump`
+    (PostgreSQL, tests/test_postgres_restore_epochs.py): saves the database into a folder and returns what puts it
+    back; SQLite's comes back with the home folder."""
     rng = random.Random(seed)
     state = Path(os.environ["XDG_STATE_HOME"])
     clock = Clock()
@@ -73,6 +75,7 @@ def walk(cfg: Config, tmp_path: Path, seed: int, said: bool) -> tuple[int, int]:
     saved = tmp_path / "saved"
     shutil.copytree(cfg.home, saved / "home")  # the user's whole home directory, saved (the state folder too)
     shutil.copytree(state, saved / "state")
+    put_back = dump(saved) if dump is not None else None
     for _ in range(rng.randint(1, 3)):  # the old home sends what waited; no mail arrives
         clock.advance(minutes=rng.choice((5, 30, 120)))
         run_poll(cfg, clock=clock)
@@ -83,6 +86,8 @@ def walk(cfg: Config, tmp_path: Path, seed: int, said: bool) -> tuple[int, int]:
     shutil.rmtree(state)
     shutil.copytree(saved / "home", cfg.home)  # the whole home directory restored
     shutil.copytree(saved / "state", state)
+    if put_back is not None:
+        put_back()
     restored = config_mod.load(cfg.path)
     clock.advance(minutes=10)
     run_poll(restored, clock=clock, trust_clock="restored" if said else False)
