@@ -397,8 +397,9 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument(
         "--restore-day",
         type=int,
+        action="append",
         default=None,
-        help="day; then the machine is lost: the newest backup restored on another one (months7)",
+        help="day; then the machine is lost: the newest backup restored on another one (months7; again: each)",
     )
     ap.add_argument("--figures", default=None, help="a finished --restore-day run's folder: its restore figures")
     return ap.parse_args(argv)
@@ -411,7 +412,8 @@ def restore_figures(base: Path) -> dict[str, object]:
     import collections
     import re
 
-    sent = mailbox.Maildir(str(base / "home-restored" / "mail" / "sent"), factory=None, create=False)
+    newest = max(base.glob("home-restored*"), key=lambda p: (len(p.name), p.name))  # the last restore's
+    sent = mailbox.Maildir(str(newest / "mail" / "sent"), factory=None, create=False)
     by_id: dict[bytes, list[bytes]] = collections.defaultdict(list)
     stopped = 0
     for k in sent.iterkeys():
@@ -577,8 +579,8 @@ def _simulate(args: argparse.Namespace, report: Callable[[dict], None]) -> Path:
             except RuntimeError as refused:  # 0021's, once `--prune` pruned a mail (months3)
                 report({"day": (clock.now - START).days, "downgrade_refused": str(refused)})
             migrate(cfg.database_url)  # ... and `pbem upgrade`: 0018-0021 run on half a year's record
-        if args.restore_day is not None and clock.now >= START + timedelta(days=args.restore_day, hours=15):
-            args.restore_day = None
+        if args.restore_day and clock.now >= START + timedelta(days=args.restore_day[0], hours=15):
+            args.restore_day.pop(0)
             cfg = sim.cfg = restored_elsewhere(cfg, backups, base, clock, report)  # type: ignore[assignment]
             home, state = cfg.home, Path(os.environ["XDG_STATE_HOME"])  # type: ignore[attr-defined]
         if clock.now >= next_backup:
@@ -621,7 +623,8 @@ def restored_elsewhere(
 
     old: Path = cfg.home  # type: ignore[attr-defined]
     backup = max(p for p in backups.iterdir() if p.is_dir() and not p.name.startswith("."))
-    new = base / "home-restored"
+    done = len(list(base.glob("home-restored*")))
+    new = base / ("home-restored" + (f"-{done + 1}" if done else ""))
     new.mkdir()
     shutil.copytree(old / "mail", new / "mail")
     for name in ("pbem.db", "game-keys.secret", "outbox.key", "pbem.toml"):
@@ -631,7 +634,7 @@ def restored_elsewhere(
     if (backup / LEDGER).exists():
         shutil.copy2(backup / LEDGER, new / DIRECTORY / LEDGER)
     fresh_process()
-    os.environ["XDG_STATE_HOME"] = str(base / "state-restored")
+    os.environ["XDG_STATE_HOME"] = str(base / ("state-restored" + (f"-{done + 1}" if done else "")))
     restored = config_mod.load(new / "pbem.toml")
     engines_seen[:] = [restored.database_url]
     try:
