@@ -200,8 +200,13 @@ def test_what_the_witness_cannot_prove_unsent_is_held_and_told(
     assert set(_statuses(cfg.database_url)) == {"sent"}
 
 
-def _walk(w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given: collections.Counter[str]) -> int:
-    """One generated walk (see the module docstring): the Message-IDs given to the SMTP server twice."""
+def _walk(
+    w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given: collections.Counter[str], dump=None
+) -> int:
+    """One generated walk (see the module docstring): the Message-IDs given to the SMTP server twice.  `dump`
+    (PostgreSQL: tests/mail/test_sent_witness_imap_postgres.py) saves the database beside the home's copy and
+    returns what puts it back; SQLite's is in the copy."""
+    put_back = None
     rng = random.Random(seed)
     steps = [rng.choice(["orders", "game", "game", "poll", "poll"]) for _ in range(rng.randint(3, 7))]
     at = rng.randrange(1, len(steps) + 1)
@@ -216,6 +221,7 @@ def _walk(w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given
             _poll(w.cfg)
         if i == at:
             backup = Path(shutil.copytree(w.cfg.home, tmp / f"backup-{seed}"))
+            put_back = dump(backup) if dump is not None else None
     end = rng.choice(["lost", "died", "deleted"])  # months8: how the old machine's life ends
     if end == "died":  # between the SMTP server taking the last run's mail and the witness APPEND at its end
         _new_game(w, seed * 100 + 99)  # (mail waiting at that run's start)
@@ -226,6 +232,9 @@ def _walk(w: World, seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, given
         with w.servers.imap(MODERATOR) as client:
             client.delete_folder(next(f[2] for f in client.list_folders() if f[2].endswith("sent-ids")))
     assert backup is not None
+    if put_back is not None:
+        db.engine_for(w.cfg.database_url).dispose()  # (the old machine's connections: gone with it)
+        put_back()
     cfg = _restore_elsewhere(backup, tmp / f"m{seed}", monkeypatch)
     for note in _poll_restored(cfg):
         if "are held" in note:  # the moderator asks the players what came: the oracle here is the SMTP server
