@@ -4,7 +4,8 @@ tests/mail/test_sent_witness_imap.py's generated walks (orders, new games, polls
 old machine lost, died between the SMTP server and the witness APPEND, or its witness folder deleted) with the
 home's record on a PostgreSQL server: the backup is the home folder and a pg_dump taken with it, put back by README's
 `pg_restore` command when the machine is lost.  Counted: Message-IDs the SMTP server was given twice: 0 in 8 walks
-(`PBEM_SENT_WITNESS_CASES=8`; the months8 `held` status and the epoch rows on a server).  The suite walks one.
+(`PBEM_SENT_WITNESS_CASES=8`, or `PBEM_FULL_SIZE=1`; the months8 `held` status and the epoch rows on a server).
+The suite walks none: tests/test_postgres_restore_epochs.py's reply walk keeps the epochs on PostgreSQL there.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from pbem.home import config as config_mod
 from tests import pg
 from tests.mail import test_sent_witness_imap as imap_walks
 from tests.mail.test_e2e import World
+from tests.sizes import FULL
 
 pytestmark = [pytest.mark.dovecot, pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
-CASES = int(os.environ.get("PBEM_SENT_WITNESS_CASES", "1"))
+CASES = int(os.environ.get("PBEM_SENT_WITNESS_CASES", "8" if FULL else "0"))  # (a walk: some 2 CPU s)
 given = imap_walks.given
 
 
