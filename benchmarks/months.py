@@ -424,15 +424,18 @@ def restore_figures(base: Path) -> dict[str, object]:
             stopped += 1
     twice = sum(1 for raws in by_id.values() if len(raws) > 1 and len(set(raws)) < len(raws))
     reused = sum(1 for raws in by_id.values() if len(set(raws)) > 1)
-    again = apart = 0  # made again after the restore (the old home's id without the epoch sent), not threaded with it
+    stems: dict[bytes, set[bytes]] = collections.defaultdict(set)  # each id's forms: without an epoch, with each
+    for mid in by_id:
+        stems[re.sub(rb"\.[0-9a-f]{8}@", b"@", mid)].add(mid)
+    again = apart = 0  # made again after a restore (another form of its id sent too), not threaded with those
     for mid, raws in by_id.items():
-        old = re.sub(rb"\.[0-9a-f]{8}@", b"@", mid)
-        if old == mid or old not in by_id:
+        others = stems[re.sub(rb"\.[0-9a-f]{8}@", b"@", mid)] - {mid}
+        if not others or re.search(rb"\.[0-9a-f]{8}@", mid) is None:
             continue
         again += 1
         head = raws[0].split(b"\n\n", 1)[0].replace(b"\n ", b" ").replace(b"\n\t", b" ")
         refs = re.search(rb"^References: *(.*)$", head, re.M | re.I)
-        apart += refs is None or old not in refs.group(1).split()
+        apart += refs is None or not others & set(refs.group(1).split())
     return {"restore_figures": str(base), "mails": sum(map(len, by_id.values())), "sent_twice": twice,
             "ids_reused": reused, "nightly_stopped_told": stopped, "made_again": again,
             "made_again_apart": apart}  # fmt: skip
