@@ -427,15 +427,22 @@ def restore_figures(base: Path) -> dict[str, object]:
     stems: dict[bytes, set[bytes]] = collections.defaultdict(set)  # each id's forms: without an epoch, with each
     for mid in by_id:
         stems[re.sub(rb"\.[0-9a-f]{8}@", b"@", mid)].add(mid)
-    again = apart = 0  # made again after a restore (another form of its id sent too), not threaded with those
-    for mid, raws in by_id.items():
-        others = stems[re.sub(rb"\.[0-9a-f]{8}@", b"@", mid)] - {mid}
-        if not others or re.search(rb"\.[0-9a-f]{8}@", mid) is None:
-            continue
-        again += 1
-        head = raws[0].split(b"\n\n", 1)[0].replace(b"\n ", b" ").replace(b"\n\t", b" ")
-        refs = re.search(rb"^References: *(.*)$", head, re.M | re.I)
-        apart += refs is None or not others & set(refs.group(1).split())
+    from email.utils import parsedate_to_datetime
+
+    def head(mid: bytes) -> bytes:
+        return by_id[mid][0].split(b"\n\n", 1)[0].replace(b"\n ", b" ").replace(b"\n\t", b" ")
+
+    def dated(mid: bytes) -> object:
+        found = re.search(rb"^Date: *(.*)$", head(mid), re.M | re.I)
+        return parsedate_to_datetime(found.group(1).decode()) if found else None
+
+    again = apart = 0  # made again after a restore (a form of its id sent before it), not threaded with those
+    for forms in stems.values():
+        ordered = sorted(forms, key=lambda m: (dated(m), m))
+        for i, mid in enumerate(ordered[1:], start=1):
+            again += 1
+            refs = re.search(rb"^References: *(.*)$", head(mid), re.M | re.I)
+            apart += refs is None or not set(ordered[:i]) & set(refs.group(1).split())
     return {"restore_figures": str(base), "mails": sum(map(len, by_id.values())), "sent_twice": twice,
             "ids_reused": reused, "nightly_stopped_told": stopped, "made_again": again,
             "made_again_apart": apart}  # fmt: skip
