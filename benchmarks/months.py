@@ -27,6 +27,8 @@ seed (the benchmark's home only: a real home draws them from the machine).  `sam
     python benchmarks/months.py --days 2 --every 240-480 --seed s1   # a poll every 4 to 8 hours, not 5 to 60 minutes
     python benchmarks/months.py --days 91 --prune 7    # `pbem prune --older-than 7d` every night (months2)
     python benchmarks/months.py --pg postgresql+psycopg://USER@HOST/DB   # the same on PostgreSQL (DB emptied!)
+    python benchmarks/months.py --days 180 --restore-day 60 --restore-day 150   # two machines lost (months9; with
+        # --pg each restore puts the backup's pg_dump back into DB by pg_restore, as README says)
 """
 
 from __future__ import annotations
@@ -640,6 +642,8 @@ def restored_elsewhere(
     for name in ("pbem.db", "game-keys.secret", "outbox.key", "pbem.toml"):
         if (backup / name).exists():
             shutil.copy2(backup / name, new / name)
+    if (backup / "pbem.pgdump").exists():  # PostgreSQL (`--pg`): the dump put back as README says (months9)
+        _pg_restore(cfg.database_url, backup / "pbem.pgdump")  # type: ignore[attr-defined]
     (new / DIRECTORY).mkdir()
     if (backup / LEDGER).exists():
         shutil.copy2(backup / LEDGER, new / DIRECTORY / LEDGER)
@@ -667,6 +671,20 @@ def restored_elsewhere(
         }
     )
     return restored
+
+
+def _pg_restore(url: str, dump: Path) -> None:
+    """`pg_restore --clean --if-exists --no-owner --single-transaction` of `dump` into the database at `url`."""
+    import subprocess
+
+    from sqlalchemy.engine import make_url
+
+    fresh_process()  # the old machine's connections: gone with it
+    made = make_url(url)
+    env = dict(os.environ, **({"PGPASSWORD": str(made.password)} if made.password else {}))
+    plain = made.set(drivername="postgresql", password=None).render_as_string(hide_password=False)
+    command = ["pg_restore", "--clean", "--if-exists", "--no-owner", "--single-transaction", f"--dbname={plain}"]
+    subprocess.run([*command, str(dump)], env=env, check=True, capture_output=True, timeout=600)
 
 
 def seeded_key(url: str, seed: str) -> None:
