@@ -24,6 +24,7 @@ import random
 import re
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from typer.testing import CliRunner
@@ -90,14 +91,17 @@ def walk(cfg: Config, tmp_path: Path, seed: int, said: bool, dump=None) -> tuple
         put_back()
     restored = config_mod.load(cfg.path)
     clock.advance(minutes=10)
-    run_poll(restored, clock=clock, trust_clock="restored" if said else False)
     held = 0
-    if said:
+    if said:  # the README's command, as the moderator types it (on the walk's clock)
+        with mock.patch("pbem.app.cron._system_clock", clock):
+            _cli(restored, "poll", "--restored")
         listed = _cli(restored, "outbox", "held")
         held = len(re.findall(r"(?m)^#\d+ ", listed))
         assert held and "pbem outbox drop --all" in listed, listed
         assert "marked sent, not sent again" in _cli(restored, "outbox", "drop", "--all")
         assert _cli(restored, "outbox", "held").startswith("no mail is held")
+    else:
+        run_poll(restored, clock=clock)
     clock.advance(minutes=10)
     run_poll(restored, clock=clock)
     return len(gone & (set(_sent(restored.home)) - before)), held
@@ -108,7 +112,6 @@ def test_the_readmes_command_after_an_unseen_restore_sends_nothing_twice(home, t
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     sent_twice, held = walk(home, tmp_path, seed, said=True)
     assert sent_twice == 0 and held > 0, (sent_twice, held)
-    assert "--restored" in _cli(home, "poll", "--help")
     flat = re.sub(r"\s+", " ", README.read_text(encoding="utf-8"))
     assert (
         "pbem --config ~/pbem/pbem.toml poll --restored" in flat

@@ -67,10 +67,12 @@ def poll(
     from pbem.cli import deadline
 
     deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop
-    try:
+    trusted: bool | str = trust_clock
+    if restored:  # (imported only then: an idle cron run imports no more than before)
         from pbem.app.sent_witness import SAID_RESTORED
 
-        trusted = SAID_RESTORED if restored else trust_clock
+        trusted = SAID_RESTORED
+    try:
         run = run_poll(cfg, dry_run=dry_run, trust_clock=trusted, new_key=new_outbox_key)
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
