@@ -127,3 +127,21 @@ def test_a_plain_poll_after_an_unseen_restore_sends_the_waiting_mail_again(home,
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     sent_twice, _ = walk(home, tmp_path, seed, said=False)
     assert sent_twice > 0
+
+
+def test_poll_restored_with_nothing_waiting_says_what_it_did(home, tmp_path, monkeypatch) -> None:
+    """Nothing waiting, nothing to hold: the run still says it went on with a restored database (a moderator who
+    typed --restored hears it was taken), and the mail it makes carries a restore epoch."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    clock = Clock()
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="quiet", clock=clock, codes=CODES)
+    run_poll(home, clock=clock)
+    clock.advance(hours=1)
+    with mock.patch("pbem.app.cron._system_clock", clock):
+        said = _cli(home, "poll", "--restored")
+    assert "--restored: gone on with as a restored database, 0 mail(s) waiting in it, none held" in said, said
+    from pbem.record.db import reading
+    from pbem.record.home_secrets import restored_at
+
+    with reading(home.database_url) as c:
+        assert restored_at(c) is not None

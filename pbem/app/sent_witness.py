@@ -150,8 +150,9 @@ def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: d
         queued, anchor = waiting(conn), newest_sent(conn)
         epoch = new_epoch(conn, now)  # what it makes from now on: under Message-IDs the old home never sent (months8)
     log.warning("a restored database gone on with: the mail made from now on is marked %s in its Message-IDs", epoch)
+    said = [f"--restored: gone on with as a restored database, {len(queued)} mail(s) waiting in it, none held"]
     if not queued:
-        return []
+        return said if moved == SAID_RESTORED else []  # (the moderator hears what the command did)
     covers, named, why, maybe = _witness(cfg, before, anchor, now)
     covers = covers or (moved == "unmarked" and not _restored(cfg, before, notes))  # no evidence: nothing held
     if moved == SAID_RESTORED and cfg.transport != "imap":  # the restored home's own copy is no witness
@@ -169,7 +170,7 @@ def after_restore(cfg: Config, before: datetime | None, notes: list[str], now: d
             "%d mail(s) waiting in the restored database were sent before (named by %s): marked sent", marked, why
         )
     if not kept:
-        return []
+        return said if moved == SAID_RESTORED else []
     note = (
         f"{kept} mail(s) waiting in this database when it was saved may have gone out since ({why}); they are held: "
         "pbem outbox release --all sends them, pbem outbox drop --all marks them sent (the old home sent them)"
