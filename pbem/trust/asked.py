@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import html
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from html.parser import HTMLParser
 from typing import Any, Protocol
 
 from pbem.engine.base import RuleError
@@ -55,6 +55,7 @@ from pbem.orders.extract import Extracted
 from pbem.orders.own_quotes import read_alone
 from pbem.trust import dkim, signing
 from pbem.trust import when_sent as when
+from pbem.trust.addresses import content_text, read_mail
 from pbem.trust.quote import clip
 
 #: The events that stand for a request of the player's, by action: (what the player must have sent, in words).
@@ -84,7 +85,88 @@ WROTE = {
     "away": "set your absence himself, and the game waited for you, recorded as your request (his own is recorded "
     "as his)",
 }
-_TAG = re.compile(r"<[^<>]{0,2000}>")
+#: The HTML elements that end a line of text (a mail program writes each line a <div> or <p>, or ends it with <br>).
+BLOCKS = frozenset(
+    [
+        "address",
+        "blockquote",
+        "br",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "ul",
+    ]
+)
+
+
+class _Page(HTMLParser):
+    """An HTML part's text as lines (`page`): a block element ends a line, an inline one (a ``mailto:`` link, a bold
+    word) does not, a line inside a <blockquote> is quoted with "> " as the poll quotes it, script and style are
+    skipped."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = [""]
+        self.quoted = 0
+        self.skipped = 0
+
+    def _end(self) -> None:
+        if self.lines[-1].strip():
+            self.lines.append("")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.skipped += tag in ("script", "style")
+        if tag in BLOCKS:
+            self._end()
+        self.quoted += tag == "blockquote"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.skipped -= tag in ("script", "style") and self.skipped > 0
+        self.quoted -= tag == "blockquote" and self.quoted > 0
+        if tag in BLOCKS:
+            self._end()
+
+    def handle_data(self, data: str) -> None:
+        if self.skipped:
+            return
+        for n, piece in enumerate(data.replace("\r", "").split("\n")):
+            if n:
+                self._end()
+            if piece.strip():
+                if not self.lines[-1]:
+                    self.lines[-1] = "> " * self.quoted
+                self.lines[-1] += piece
+
+
+def page(markup: str) -> str:
+    """An HTML part's text as the poll reads its lines (`pbem.mail.inbound.message.html_to_text`, which the trust
+    layer does not import): a line a block element, an inline element part of its line, a quote's lines quoted.
+    fairness28: a tag read as a line break parted ``ADDRESS <a href="mailto:...">...</a>`` from its address."""
+    parser = _Page()
+    try:
+        parser.feed(markup)
+        parser.close()
+    except Exception:  # a broken page still yields what was read so far
+        pass
+    return "\n".join(" ".join(line.replace("\xa0", " ").split(" ")) for line in parser.lines if line.strip())
+
+
 #: The format mark of a game made since fairness25 (`games.bindings`, the export's ``game.bindings``, signed in the
 #: header of every receipt: `pbem.trust.signing.header`): its player's `resign` entries name the word that confirmed
 #: them (``word``), its player's moves the keyed binding of the new address (``to``, `moved_to` with `address_key`),
@@ -198,7 +280,7 @@ def _asks(ex: Extracted) -> set[str]:
 def requests(mail: Mail, words: tuple[str, ...], reply: bool, html_text: str = "") -> set[str]:
     """What `mail` asks of the kinds `ASKED` names, read as the poll reads it (its HTML part's text where the plain
     part is empty: a mail program that sends HTML only)."""
-    text = mail.text or html.unescape(_TAG.sub("\n", html_text))
+    text = mail.text or page(html_text)
     return _asks(read_alone(text, mail.subject, words, reply))
 
 
@@ -426,15 +508,16 @@ def _listed(a: _Asks, doc: dict[str, Any], player: str) -> None:
 _ADDRESS_LINE = re.compile(r"^[ \t]*address[ \t]+<?([^\s<>]+@[^\s<>]+?)>?[ \t\r]*$", re.M | re.I)
 
 
-def _vouched(a: _Asks, since: datetime, read: datetime, new: str) -> bool | None:
+def _vouched(a: _Asks, since: datetime, read: datetime, new: str | None) -> bool | None:
     """What the export's DKIM evidence says of a move's request that the Sent folders given do not hold (the new
     address's folder alone): True when a mail of the player's, read in the two days before the confirmation and
     signed whole by its provider from another address than the new one, holds the line ``ADDRESS <new>``; False
     when every mail of theirs the export lists for those days (but those given) is so signed and none does; None
     when the evidence cannot tell (a mail unsigned, or kept without its body: it carried a code).  The request,
     from the old address, is signed by the old address's provider, which the moderator cannot sign for: so the new
-    folder alone decides where the old provider signs (fairness27; fairness26 left it a note).  At most `PAIRS`
-    mails rechecked."""
+    folder alone decides where the old provider signs (fairness27; fairness26 left it a note).  `new` None: the
+    address moved to is not known (`_between`), and any ``ADDRESS`` line is the request.  At most `PAIRS` mails
+    rechecked."""
     mids = [mid for r, mid in a.listed[bisect_left(a.listed, (since,)) :] if r <= read and mid not in a.given]
     if not mids or len(mids) > PAIRS:
         return None
@@ -442,15 +525,26 @@ def _vouched(a: _Asks, since: datetime, read: datetime, new: str) -> bool | None
     for mid in mids:
         entry = a.evidence.get(mid)
         r = dkim.recheck(entry) if entry is not None else None
-        if r is None or not r.ok or not r.whole or r.message_id != mid or not r.text.strip():
-            every = False  # (no plain part, an HTML-only mail: its lines are not read here)
+        text = (r.text if r.text.strip() else _html_of(r.raw)) if r is not None and r.ok and r.whole else ""
+        if r is None or not r.ok or not r.whole or r.message_id != mid or not text.strip():
+            every = False  # (a mail with no text read: its lines are not known)
             continue
         if r.sender == new:
             continue
         other = True
-        if any(x.lower() == new for x in _ADDRESS_LINE.findall(r.text)):
+        if any(new is None or x.lower() == new for x in _ADDRESS_LINE.findall(text)):
             return True
     return False if every and other else None
+
+
+def _html_of(raw: bytes) -> str:
+    """The text of a signed mail's HTML part (`page`), for a mail with no plain part (a mail program that sends HTML
+    only: the poll reads that part so, fairness28); "" when it has none."""
+    try:
+        part = read_mail(raw).get_body(("html",))
+        return page(content_text(part)) if part is not None else ""
+    except (LookupError, ValueError):
+        return ""
 
 
 def _old_given(a: _Asks, before: tuple[datetime, str, object] | None, start: datetime, at: datetime, new: str) -> bool:
@@ -477,12 +571,44 @@ def _unconfirmed(a: _Asks, at: datetime, first: int, asked: list[tuple[datetime,
     senders = {s for _, s in a.sent_from}
     missing = [x for _, x in asked if x not in senders]
     again = any(at < t <= at + WINDOW["address"] for t in a.moved_at)  # the seat moved on within the two days
+    if not confirmed and not asked and _between(a, at):
+        a.notes.append(_between_line(e))
+        a.moves.append((at, "", e.get("seq")))
+        return True
     if confirmed or not missing or not again:
         a.moves.append((at, "", e.get("seq")))
         return False
     a.notes.append(_missing_line(e, missing[-1]))
     a.moves.append((at, missing[-1], e.get("seq")))
     return True
+
+
+def _between(a: _Asks, at: datetime) -> bool:
+    """Whether a move no mail given can check is left to a note because the folders given are all of a later address:
+    no mail given was read in the two days before it (neither the old address's folder nor the new one's), the seat
+    moved on within the two days after, that later move confirmed from a folder given (an ADDRESS CONFIRM read in the
+    hour before it) and every mail given sent from the address that confirmed it, and the export's DKIM evidence does not show every mail of the player's of the two days signed
+    whole with no ``ADDRESS`` line in it (`_vouched`).  A player who moved A -> B -> C within two days and gave C's
+    folder alone holds nothing of the first move (its request is A's, its confirmation B's), and was told UNASKED
+    (fairness28): the same folder holds the very lines an honest player's does, so the note names the folder that
+    decides.  A single move with no mail given stays UNASKED (fairness24's move to Eve)."""
+    since, hour = at - WINDOW["address"], WINDOW[PRESS]
+    later = [t for t in a.moved_at if at < t <= at + WINDOW["address"]]
+    later_addresses = {s for r, _, s, _ in a.confirms if any(t - hour <= r <= t for t in later)}
+    if not later_addresses or any(s not in later_addresses or since <= r <= at for r, s in a.sent_from):
+        return False  # a folder of another address is given, or a mail of the two days: `_unconfirmed` decides
+    return _vouched(a, since, at, None) is not False
+
+
+def _between_line(e: dict[str, Any]) -> str:
+    return (
+        f'event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}") moved your seat\'s mail, and the seat '
+        "moved on within two days, but the Sent folders given hold no mail of the 2 days before it: its ADDRESS line "
+        "(sent from the address the seat moved from) and its ADDRESS CONFIRM (sent from the address it moved to, the "
+        "one the next move moved it from) are in folders not given, so the move was not checked. Give the Sent folder "
+        "of the address you moved to then, and of the one before if you have it (--sent may be given once per folder); "
+        "if you never wrote from an address between, the moderator moved your seat"
+    )
 
 
 def _missing_line(e: dict[str, Any], address: str) -> str:

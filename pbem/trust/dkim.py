@@ -307,6 +307,37 @@ class Rechecked:
     signed_at: int | None = None  # the signature's t= (the provider's clock when it signed; bound by b=)
 
 
+_CONTENT_TYPE = re.compile(rb"(?:^|\n)content-type[ \t]*:", re.I)
+_BOUNDARY = re.compile(rb"[ \t\r\n]*--([0-9A-Za-z'()+_,./:=?-]{1,70})[ \t]*\r?\n")
+_PAGE = re.compile(rb"[ \t\r\n]*<(?:!doctype html|html|head|body|meta|div|p|br|span|table)\b", re.I)
+_MULTIPART_FIRST = re.compile(rb"content-type[ \t]*:[ \t]*multipart/|content-disposition[ \t]*:[ \t]*attachment", re.I)
+
+
+def _as_read(headers: bytes, body: bytes | None, raw: bytes) -> bytes:
+    """The kept mail `raw` to read its text from: with the Content-Type its body shows when none was kept (`_shape`)."""
+    shape = _shape(headers, body) if body is not None else b""
+    return headers + shape + b"\r\n" + (body or b"") if shape else raw
+
+
+def _shape(headers: bytes, body: bytes) -> bytes:
+    """The Content-Type field a kept mail's signed body shows, when its provider did not sign one ("" when it did,
+    or the body shows none).  Gmail's h= names no Content-Type, and the evidence keeps the signed fields alone, so a
+    multipart mail's body (its parts' own headers inside it, signed) or an HTML-only one was read as plain text: its
+    MIME lines or its markup taken for the player's words, and an HTML-only request for a move, signed whole, read
+    as asking nothing (fairness28: fairness27's guard on an empty text never ran).  A body that opens with a boundary
+    line and closes it (``--B`` ... ``--B--``) is multipart with that boundary (mixed when a part is an attachment or
+    itself multipart, else alternative); one that opens with HTML markup is HTML.  The body is the player's, signed:
+    a structure read from it names only what they sent."""
+    if _CONTENT_TYPE.search(headers):
+        return b""
+    if (m := _BOUNDARY.match(body)) is not None and b"\n--" + m.group(1) + b"--" in body:
+        kind = b"mixed" if _MULTIPART_FIRST.search(body) else b"alternative"
+        return b"MIME-Version: 1.0\r\nContent-Type: multipart/" + kind + b'; boundary="' + m.group(1) + b'"\r\n'
+    if _PAGE.match(body):
+        return b"MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n"
+    return b""
+
+
 def _decode(entry: dict[str, Any], name: str) -> bytes | None:
     value = entry.get(name)
     if value is None:
@@ -356,6 +387,7 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
         return Rechecked(False, body is not None, f"it has more than {MAX_NESTED} multipart or message parts")
     if too_many_parts(raw):  # each part costs the parser the same however small: 0.68 s for 80 KB of 8,000 (costs20)
         return Rechecked(False, body is not None, f"it has more than {MAX_PARTS:,} parts; a mail client's have a few")
+    raw = _as_read(headers, body, raw)  # read as written: the structure its signed body shows (fairness28)
     msg = read_mail(raw)  # (its MIME headers read from their text: costs21)
     text = ""
     if body is not None:
