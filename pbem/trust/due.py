@@ -359,16 +359,22 @@ def asks_nothing(text: str) -> bool:
 
 
 def unasked_unseeded(
-    rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]], seat: list[str]
+    rows: list[dict[str, Any]],
+    reports: list[tuple[int, str, datetime]],
+    seat: list[str],
+    spans: list[tuple[int, int]] | None = None,
 ) -> list[tuple[int, str]]:
     """`unasked` without the seed (a running game's export: no replay, so no step): each `deadline` input of `rows`
     that applied the defaults of a name of `seat` when none of `reports` has its head from the last entry that
     started a step again before it (a `deadline` input or an undo: pbem's pace rule, `paced.computed`) up to it.
     The step that input closed opened within that span, so a mail written in the step lies in it: what this names,
     `unasked` names once the seed is out.  Weaker: a step opened after a mail the span holds is not named, unless the
-    caller leaves out the reports that asked the reader nothing (`asks_nothing`).  Pure; linear in the chain and the
-    reports."""
-    heads = sorted(r[0] for r in reports)
+    caller leaves out the reports that asked the reader nothing (`asks_nothing`).  `spans`: each mail's place as
+    (first, last) possible entry numbers, both rising (`pbem.trust.receipts._placed`, the public export, where a head
+    after an entry hidden from the public is not listed): a mail that may lie in the span counts as written in it.
+    Pure; linear in the chain and the reports."""
+    if spans is None:
+        spans = [(r[0], r[0]) for r in sorted(reports, key=lambda r: r[0])]
     names, resigned = set(seat), set()
     out, since, i = [], 0, 0
     for position, row in enumerate(rows, 1):
@@ -377,9 +383,9 @@ def unasked_unseeded(
             resigned.add(str(data.get("player")))
         if "lines" not in row or row.get("kind") not in ("deadline", UNDO):
             continue
-        while i < len(heads) and heads[i] < since:
+        while i < len(spans) and spans[i][1] < since:
             i += 1
-        told = i < len(heads) and heads[i] < position
+        told = i < len(spans) and spans[i][0] < position
         if (
             row.get("kind") == "deadline"
             and not told
@@ -423,14 +429,17 @@ def _resets(row: dict[str, Any]) -> bool:
 
 
 def _defaulted(rows: list[dict[str, Any]], position: int) -> set[str]:
-    """The players whose defaults the events right after the input at `position` (1-based) state.  Read by index: a
-    slice copied the rest of the chain for each input after a `process` event, chain times inputs (costs10)."""
+    """The players whose defaults the events right after the input at `position` (1-based) state: the `default`
+    event everyone sees ("Bob sent no orders for this step by the deadline; the published default was applied.",
+    `pbem.engine.base.apply_defaults`) or the `default-orders` event its player alone sees (fairness28: the public
+    export lists the first only, and was read as naming nobody).  Read by index: a slice copied the rest of the chain
+    for each input after a `process` event, chain times inputs (costs10)."""
     players = set()
     for at in range(position, len(rows)):
         row = rows[at]
         if "visibility" not in row:  # the next input: the events of this one are over
             break
-        if row.get("kind") == "default-orders" and isinstance(row.get("data"), dict):
+        if row.get("kind") in ("default", "default-orders") and isinstance(row.get("data"), dict):
             players.add(str(row["data"].get("player")))
     return players
 

@@ -1203,10 +1203,12 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
         )
     if own:
         _unasked_running(doc, mails, at, audience, c)
+    elif audience == "public" and (reader := player or next((m.to_name for m in mails if m.to_name), "")):
+        _unasked_running(doc, mails, at, reader, c, public=True)
 
 
 def _unasked_running(
-    doc: dict[str, Any], mails: list[Received], at: dict[str, int], audience: str, c: MailCheck
+    doc: dict[str, Any], mails: list[Received], at: dict[str, int], audience: str, c: MailCheck, public: bool = False
 ) -> None:
     """`_unasked` against the reader's own export of a running game: no seed, so no replay and no step, but the
     steps' restarts are listed (every `deadline` input and undo, which the reader may see) and so are the defaults
@@ -1217,17 +1219,50 @@ def _unasked_running(
     written while no step asked them, so it tells them of none (`due.asks_nothing`, fairness27): the step that
     applied their defaults opened after it."""
     rows = partial_export.listed(doc)
-    heads = [
-        (at[m.record[1]], m.numbered, datetime.min)
-        for m in mails
-        if m.record and m.record[1] in at and not due.asks_nothing(told.plain(m.raw))
-    ]
-    for _, how in due.unasked_unseeded(rows, heads, seat_of(doc, audience)):
+    if public:  # the public export lists who was defaulted (`default` events), and the heads it can place
+        spans = _placed(mails, at, int(doc["chain"]["entries"]) if doc.get("chain") else len(rows))
+        found = due.unasked_unseeded(rows, [], seat_of(doc, audience), spans)
+    else:
+        heads = [
+            (at[m.record[1]], m.numbered, datetime.min)
+            for m in mails
+            if m.record and m.record[1] in at and not due.asks_nothing(told.plain(m.raw))
+        ]
+        found = due.unasked_unseeded(rows, heads, seat_of(doc, audience))
+    for _, how in found:
         c.notes.append(
             f"WARNING: {how}: pbem mails every player a step asks the report that asks them, and a reminder before "
             "its deadline, so a report was written to you but not received (withheld by the moderator, or lost: look "
             "in your spam folder and the mail you deleted)"
         )
+
+
+def _placed(mails: list[Received], at: dict[str, int], total: int) -> list[tuple[int, int]]:
+    """Where on the public export of a running game each of the reader's mails may lie, as (first, last) entry numbers
+    of the public count: a head the export lists is placed exactly; one it does not list (the newest entry the reader
+    saw was their own input or an event shown to them alone) lies after the mail before it that is placed and at most
+    as many public entries later as the reader's own count grew since (their count counts every public entry), and
+    not after the next placed mail nor past the export's last entry (a count past the export's total may still lie
+    within it: the reader counts more than the public does).  A report that asks its reader nothing is left out
+    (`due.asks_nothing`).  In the order of the reader's count, so both ends rise."""
+    got = sorted(
+        (m.record[0], at.get(m.record[1])) for m in mails if m.record and not due.asks_nothing(told.plain(m.raw))
+    )
+    spans: list[tuple[int, int]] = []
+    last = (0, 0)  # (the reader's count, the public number) of the last placed mail: the commitment at first
+    for n, place in got:
+        if place is not None:
+            last = (n, place)
+            spans.append((place, place))
+        else:
+            spans.append((last[1], last[1] + max(n - last[0], 0)))
+    nxt = total
+    for i in range(len(spans) - 1, -1, -1):  # and never after the next placed mail
+        lo, hi = spans[i]
+        spans[i] = (lo, min(hi, nxt))
+        if lo == hi:
+            nxt = lo
+    return spans
 
 
 def _alone(rows: list[dict[str, Any]], name: str) -> dict[str, int]:
