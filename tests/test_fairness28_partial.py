@@ -25,7 +25,11 @@ public).  Counted with ``PBEM_FAIRNESS28_PARTIAL_FULL=1 python3 -m pytest tests/
   step's reports withheld): 9 defaulted players, 0 named on 36ff7173, 8 now; the honest games' 11 mailboxes: 0
   warned.  The one left: Sixteen Thirty's first player, whose only mail follows the card she drew, an entry hidden
   from the public, with no listed head of hers before it: it may lie anywhere before it, and her own export or the
-  final one names it.
+  final one names it;
+* fairness21's honest games 0-19 (`test_honest_games_are_not_warned_against_their_public_export`: sleepy players
+  defaulted, a seat replaced, a resignation, an absence, a pause, an undo, an SMTP outage, a mailbox out of order),
+  every player's whole mailbox against the public export taken at every third poll while the game ran (274
+  exports): 0 warned.
 
 The suite runs the pure cases (`_placed`'s bounds and the public `default` event read as the defaults applied).
 """
@@ -167,3 +171,42 @@ def test_a_withheld_first_step_is_named_against_the_public_export(home, clock, m
     # what stays: Sixteen Thirty's first player's only mail follows the card she drew, hidden from the public, and no
     # head of hers before it is listed, so it may lie anywhere before it (her own export names it)
     assert missed == (["Alice"] if kind == "sixteen-thirty" and hide else []), missed
+
+
+@pytest.mark.skipif(not FULL, reason="real games: PBEM_FAIRNESS28_PARTIAL_FULL=1")
+@pytest.mark.parametrize("n", range(20))
+def test_honest_games_are_not_warned_against_their_public_export(home, clock, monkeypatch, n: int) -> None:
+    """fairness21's honest games (late and sleepy players, defaults, a seat replaced, a resignation, an absence, a
+    pause, an extension, an undo, an SMTP outage, a mailbox out of order), the public export taken at every poll while
+    the game runs, each player's whole mailbox verified against each: no WARNING that a step's defaults found them
+    with no mail of theirs (the mails written after an export place nothing before it)."""
+    import tests.test_fairness21 as t21
+    from tests.test_fairness16 import _export
+
+    taken: list[dict] = []
+    real = t21.Game.poll
+
+    def poll(self) -> bool:
+        over = real(self)
+        doc = _public(self.home, self.name)
+        if not doc["game"]["over"] and not doc["game"].get("abandoned"):
+            taken.append(doc)
+        return over
+
+    def _public(home, name: str) -> dict:
+        from pbem.home.app import Home
+
+        with Home.of(home).units() as s:
+            return json.loads(json.dumps(build(s, store.game_by_name(s, name), public=True)))
+
+    monkeypatch.setattr(t21.Game, "poll", poll)
+    monkeypatch.setattr(t21, "FULL", True)
+    _, boxes, _ = t21.honest_game(home, clock, n, monkeypatch)
+    assert _export  # (the honest game's own export is fairness21's)
+    warned = 0
+    for doc in taken[2::3]:
+        for player, box in boxes.items():
+            c = verify_mail(doc, box, player)
+            warned += sum(1 for x in c.notes if x.startswith("WARNING") and WARNED in x)
+    print(f"fairness28 partial honest game {n}: {len(taken[2::3])} exports, {warned} warned")
+    assert warned == 0
