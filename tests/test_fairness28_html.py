@@ -28,7 +28,7 @@ reads the structure the signed body shows, and `asked._vouched` reads an HTML pa
 The same misreading failed `pbem verify` on an honest game: an order input whose HTML-only mail's provider signed no
 Content-Type was named SUBSTITUTED (`test_an_honest_html_order_signed_without_its_content_type_is_vouched_for`).
 
-The suite runs 9 cases and 12 mails.
+The suite runs 9 cases, 12 mails and 6 edits.
 """
 
 from __future__ import annotations
@@ -213,3 +213,61 @@ def test_an_honest_html_order_signed_without_its_content_type_is_vouched_for(pro
     if FULL:
         print(f"fairness28 html substituted: {got}")
     assert got["named"] == 0, got  # (fails on 36ff7173)
+
+
+def _edited(provider: dict, seed: int) -> tuple[dict, list[_Mail], str]:
+    """A forged move (no request of Alice's) whose new address she gives alone, and the moderator's edit of the
+    evidence of her HTML reply (Thunderbird's: a plain-text mail quoted in a ``<pre>``, its lines as they were) that
+    quotes his SAY asking ``ADDRESS <new>``: none, or a Content-Type text/plain added above or below the kept fields."""
+    rng = random.Random(seed)
+    new, typed = rng.choice(NEW), rng.random() < 0.5
+    edit = rng.choice(["none", "above", "below"])
+    reply = _Mail(f"r.{seed}@players.test", "PASS", OLD)
+    at = AT - timedelta(hours=rng.randint(2, 47))
+    page = (
+        '<html><body><div>PASS</div><blockquote type="cite"><pre class="moz-quote-pre" wrap="">'
+        f"The moderator says: to keep your seat, write\r\nADDRESS {new}\r\n</pre></blockquote></body></html>"
+    )
+    head = (
+        f"From: Alice <{OLD}>\r\nTo: pbem@pbem.test\r\nSubject: Re: [pbem hh1] Turn 3\r\nDate: {format_datetime(at)}"
+        f"\r\nMessage-ID: <{reply.message_id}>\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+    )
+    entry = _evidence(provider, (head + page + "\r\n").encode(), reply.message_id, typed)
+    if edit != "none":
+        kept = base64.b64decode(entry["headers"])
+        added = b"Content-Type: text/plain\r\n"
+        entry["headers"] = base64.b64encode(added + kept if edit == "above" else kept + added).decode()
+    confirm = _Mail(f"c.{seed}@new.test", f"ADDRESS CONFIRM {WORD}", new)
+    move = {"action": "address", "by": "player", "player": "Alice", "seat": 0}
+    move["to"] = asked.moved_to("hh1", WORD, new, asked.address_key(SEED))
+    doc = {
+        "game": {"name": "hh1", "bindings": 1},
+        "players": [{"name": p} for p in PLAYERS],
+        "messages": [
+            {"message_id": reply.message_id, "player": "Alice", "received": at.isoformat()},
+            {"message_id": confirm.message_id, "player": "Alice", "received": (AT - timedelta(minutes=5)).isoformat()},
+        ],
+        "events": [{"seq": 1, "kind": "moderator", "at": AT.isoformat(), "text": "moved", "data": move}],
+        "evidence": [entry],
+        "seed": SEED,
+    }
+    return doc, [confirm], f"{edit}, type {'signed' if typed else 'unsigned'}"
+
+
+def test_a_forged_move_is_not_vouched_for_by_a_quoted_line_or_an_edited_content_type(provider: dict) -> None:
+    """A dishonest moderator's edit of the SQLite file: a Content-Type added to the kept evidence of an HTML reply
+    whose provider signed none (or above the one it signed) makes its body read as plain text, where the line the
+    player quoted from his SAY stands alone.  Counted with ``PBEM_FAIRNESS28_HTML_FULL=1`` over 300 cases: the forged
+    move passing in silence (vouched for by the quote) 187 of 300 on 36ff7173 (all 136 whose provider signed no
+    Content-Type, edited or not: 38 with no edit at all; and 51 with one added above a signed one), 0 now (UNASKED
+    where nothing was edited, a note where the evidence no longer holds: `dkim._unsigned`)."""
+    silent = {}
+    for seed in range(300 if FULL else 6):
+        doc, mails, shape = _edited(provider, seed)
+        asks = {m.message_id: asked.requests(m, (), False) for m in mails}
+        notes: list[str] = []
+        named = asked.unasked(doc, mails, "Alice", asks, notes=notes)
+        silent[shape] = silent.get(shape, 0) + (not named and not notes)
+    if FULL:
+        print(f"fairness28 html edited: {silent}")
+    assert not any(silent.values()), silent  # (fails on 36ff7173)

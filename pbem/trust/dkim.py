@@ -33,7 +33,7 @@ import binascii
 import logging
 import re
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -313,6 +313,35 @@ _PAGE = re.compile(rb"[ \t\r\n]*<(?:!doctype html|html|head|body|meta|div|p|br|s
 _MULTIPART_FIRST = re.compile(rb"content-type[ \t]*:[ \t]*multipart/|content-disposition[ \t]*:[ \t]*attachment", re.I)
 
 
+def _not_kept_so(entry: dict[str, Any], headers: bytes, tags: dict[str, str]) -> str:
+    """Why kept evidence is not as pbem keeps it ("" when it is): signed by another domain than it states, or holding
+    a header field its signature does not sign (`_unsigned`)."""
+    if tags["d"].lower() != str(entry.get("domain", "")).lower() or tags["s"] != entry.get("selector"):
+        return f"the signature is by d={tags['d']} s={tags['s']}, not the domain stated"
+    if extra := _unsigned(headers, tags):
+        return f"the kept header fields hold {extra}, which its signature does not sign"
+    return ""
+
+
+def _unsigned(headers: bytes, tags: dict[str, str]) -> str:
+    """The first kept header field the signature does not sign ("" when none): pbem keeps the DKIM-Signature and the
+    fields it signs alone (`_signed_part`), each as many times as h= names it at most, so another was added after,
+    and a Content-Type added to a mail (above a signed one, which the parser reads first and the signature last)
+    changes how its signed body reads (fairness28: a plain reading of an HTML reply took a line the player quoted
+    from the moderator's mail, ``ADDRESS <new>``, for their own request)."""
+    signed = Counter(n.strip().lower() for n in tags.get("h", "").split(":"))
+    signed["dkim-signature"] += 1
+    kept: Counter[str] = Counter()
+    for line in headers.split(b"\n"):
+        if line[:1] in (b" ", b"\t") or not line.strip():
+            continue  # a folded line goes on the field before it
+        name = line.split(b":", 1)[0].strip().lower().decode("ascii", "replace")
+        kept[name] += 1
+        if kept[name] > signed[name]:
+            return repr(name[:40])
+    return ""
+
+
 def _as_read(headers: bytes, body: bytes | None, raw: bytes) -> bytes:
     """The kept mail `raw` to read its text from: with the Content-Type its body shows when none was kept (`_shape`)."""
     shape = _shape(headers, body) if body is not None else b""
@@ -360,8 +389,8 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
     if part is None:
         return Rechecked(False, False, "the kept header fields hold no DKIM-Signature")
     tags = part[2]
-    if tags["d"].lower() != str(entry.get("domain", "")).lower() or tags["s"] != entry.get("selector"):
-        return Rechecked(False, False, f"the signature is by d={tags['d']} s={tags['s']}, not the domain stated")
+    if why := _not_kept_so(entry, headers, tags):
+        return Rechecked(False, False, why)
     key = str(entry.get("key") or "").encode("ascii", "replace")
     if not key:
         return Rechecked(False, False, "no key was fetched for it at arrival")
