@@ -308,8 +308,8 @@ class Rechecked:
 
 
 _CONTENT_TYPE = re.compile(rb"(?:^|\n)content-type[ \t]*:", re.I)
-_BOUNDARY = re.compile(rb"[ \t\r\n]*--([0-9A-Za-z'()+_,./:=?-]{1,70})[ \t]*\r?\n")
-_PAGE = re.compile(rb"[ \t\r\n]*<(?:!doctype html|html|head|body|meta|div|p|br|span|table)\b", re.I)
+_BOUNDARY = re.compile(rb"--([0-9A-Za-z'()+_,./:=?-]{1,70})[ \t]*\r?\n")
+_PAGE = re.compile(rb"<(?:!doctype html|html|head|body|meta|div|p|br|span|table)\b", re.I)
 _MULTIPART_FIRST = re.compile(rb"content-type[ \t]*:[ \t]*multipart/|content-disposition[ \t]*:[ \t]*attachment", re.I)
 
 
@@ -359,10 +359,11 @@ def _shape(headers: bytes, body: bytes) -> bytes:
     a structure read from it names only what they sent."""
     if _CONTENT_TYPE.search(headers):
         return b""
-    if (m := _BOUNDARY.match(body)) is not None and b"\n--" + m.group(1) + b"--" in body:
+    opening = body[:4096].lstrip(b" \t\r\n")  # (its first line: what opens the body)
+    if (m := _BOUNDARY.match(opening)) is not None and b"\n--" + m.group(1) + b"--" in body:
         kind = b"mixed" if _MULTIPART_FIRST.search(body) else b"alternative"
         return b"MIME-Version: 1.0\r\nContent-Type: multipart/" + kind + b'; boundary="' + m.group(1) + b'"\r\n'
-    if _PAGE.match(body):
+    if _PAGE.match(opening):
         return b"MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n"
     return b""
 
