@@ -18,6 +18,33 @@ import codecs
 SLOW_CODECS = frozenset({"punycode"})
 
 
+#: A text's bytes are read as the web reads them (WHATWG Encoding): one labelled ISO-8859-1 or ASCII is
+#: Windows-1252, the superset Windows clients and webmails write under those labels.  Read as labelled, the en dash,
+#: curly quotes and ellipsis of such a mail (bytes 0x80-0x9F) became C1 control characters: `NO EVENT \u2013 thanks`
+#: was refused as `"NO EVENT \x96"`, and `Alice\u2019s` quoted back as `Alice\x92s` (explore35).
+def text_of(payload: bytes, charset: str | None) -> str:
+    """The text of a body part's bytes `payload` labelled `charset` (None: no label), as its writer meant it.
+
+    Bytes that are all ASCII read alike under every label a mail client writes.  A label that names no codec
+    (`x-unknown`, `unknown-8bit`), no label at all, an ASCII one (8-bit bytes under it are a mislabel) or an
+    ISO-8859-1 one is read as UTF-8 when the bytes are UTF-8 (no Latin-1 text is), else as Windows-1252.  Before, they were
+    read as UTF-8 or as labelled with replacement, and "Zo\u00eb" written in Latin-1 came back as "Zo\ufffd".
+    A slow codec's label (`SLOW_CODECS`) is read as an unknown one.  Raises what the codec raises (`LookupError`
+    never)."""
+    try:
+        name = codecs.lookup(charset).name if charset else ""
+    except (LookupError, ValueError, TypeError):
+        name = ""
+    if name in SLOW_CODECS:
+        name = ""
+    if name not in ("", "ascii", "iso8859-1") or payload.isascii():
+        return payload.decode(name or "utf-8", "replace")
+    try:
+        return payload.decode("utf-8")  # (as a header's raw 8-bit bytes are read: `message._eight_bit`)
+    except UnicodeDecodeError:
+        return payload.decode("cp1252", "replace")
+
+
 def decodable(charset: str) -> str:
     """`charset`, or "utf-8" when its codec is one of `SLOW_CODECS` (an unknown one is left to fail as before)."""
     try:

@@ -21,7 +21,7 @@ from email.utils import getaddresses, parseaddr
 from typing import Any, cast
 
 from pbem.orders import containers, params
-from pbem.orders.charsets import decodable
+from pbem.orders.charsets import text_of
 
 MAX_NESTING = 32  # comments inside comments read (a real address has none, or one level)
 
@@ -181,12 +181,15 @@ def read_mail(raw: bytes) -> EmailMessage:
 
 
 def content_text(part: MIMEPart) -> str:
-    """A text part's content as `get_content` reads it (its charset, errors replaced), a slow codec's as UTF-8."""
-    charset = part.get_content_charset() or "utf-8"
-    if decodable(charset) != charset:
-        payload = part.get_payload(decode=True)
-        return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
-    return str(part.get_content())
+    """A text part's content as the poll reads it (`text_of`: its charset, a mislabelled one as its writer meant it,
+    errors replaced; a slow codec's as an unknown one)."""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    try:
+        return text_of(payload, part.get_content_charset())
+    except Exception:  # a codec that fails in its own way (idna, undefined): read as `get_content` did
+        return payload.decode("utf-8", "replace")
 
 
 def addresses(value: str, limit: int | None = None) -> list[tuple[str, str]]:

@@ -2,7 +2,8 @@
 
 Handles what ordinary mail clients send: multipart/alternative (text/plain is
 preferred; HTML-only mail is turned into text; format=flowed is unwrapped), any charset and transfer
-encoding (unknown charsets fall back to UTF-8 with replacement), attachments
+encoding (an unknown or missing charset is read as UTF-8, else Windows-1252, as is a Latin-1 one:
+`pbem.orders.charsets.text_of`), attachments
 ignored, missing Message-IDs (a stable one is made from the content without
 trace headers: `pbem.mail.inbound.fingerprint`).
 Nothing here raises on bad input: problems become `problem` text.
@@ -30,7 +31,7 @@ from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
 from pbem.mail.inbound.words import decoded
 from pbem.orders import containers, params
-from pbem.orders.charsets import decodable
+from pbem.orders.charsets import decodable, text_of
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000
@@ -449,23 +450,23 @@ def _decode(part: Message) -> str:
         payload = part.get_payload(decode=True)
         if payload is None:
             payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
-        charset = part.get_content_charset() or "utf-8"
+        charset = part.get_content_charset()
     except FieldTooLong as exc:
         raise Unreadable(f"a text part: {exc}") from None
     except Exception as exc:  # a broken transfer encoding or RFC 2231 parameter
         raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
     assert isinstance(payload, bytes)
-    if decodable(charset) != charset:  # punycode's decoder: the square of the text (costs19)
+    if charset and decodable(charset) != charset:  # punycode's decoder: the square of the text (costs19)
         raise Unreadable(
             f'its charset "{charset[:40]}" is no mail charset (its decoder costs the square of the text): send the '
             "text again as UTF-8"
         )
     try:
-        return payload.decode(charset, "replace")
-    except LookupError:
-        return payload.decode("utf-8", "replace")
+        return text_of(payload, charset)  # a mislabelled or unlabelled text as its writer meant it (explore35)
     except Exception as exc:  # a codec that fails in its own way (idna, punycode, undefined)
-        raise Unreadable(f'its charset "{charset[:40]}" cannot decode the text ({type(exc).__name__})') from None
+        raise Unreadable(
+            f'its charset "{(charset or "utf-8")[:40]}" cannot decode the text ({type(exc).__name__})'
+        ) from None
 
 
 def _text_parts(msg: Message, depth: int = 0) -> tuple[str | None, str | None]:
