@@ -170,6 +170,13 @@ def unquoted(line: str) -> str | None:
     return None if rest.lstrip().startswith(">") else rest[1:] if rest.startswith(" ") else rest
 
 
+#: Every line break a text may hold, as `str.splitlines` knows them: a vertical tab is Word's and Outlook's line break
+#: typed with Shift+Enter, a form feed a page break pasted with the text, NEL a mainframe's or a C1 text's.  Only
+#: CR, LF, CRLF, U+2028 and U+2029 broke lines before: "NO EVENT\vthanks\fAlice" was refused as one order line
+#: with words after it (explore35).
+LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
 def own_lines(
     text: str, marked: Callable[[str], bool] | None = None, signed: list[str] | None = None
 ) -> tuple[list[str], list[str]]:
@@ -177,7 +184,7 @@ def own_lines(
     of the mail answered, quoted once, that the writer marked as their choice ("> NO EVENT <-- this", "> [x] VOTE
     RED") is theirs, kept without its quote mark.  `signed`: where the lines of a signature above a quote go (its
     "-- " left out), which may hold an answer typed under the signature (the caller tells it)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
+    lines = LINE_BREAK.split(text)
     out: list[str] = []
     dropped: list[str] = []
     chose: list[int] = []  # where in `out` the lines of the mail answered the writer marked are
