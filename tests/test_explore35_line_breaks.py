@@ -34,8 +34,6 @@ def test_every_line_break_ends_a_line() -> None:
     """80 cases (8 bodies, 10 breaks): 48 were read otherwise than with LF on the base commit; 0 now."""
     cases = list(product(BODIES, BREAKS))
     wrong = [
-        (body, brk)
-        for body, brk in cases
-        if _read(extract(body.format(b=brk))) != _read(extract(body.format(b="\n")))
+        (body, brk) for body, brk in cases if _read(extract(body.format(b=brk))) != _read(extract(body.format(b="\n")))
     ]
     assert not wrong, f"{len(wrong)} of {len(cases)} read otherwise than with LF, e.g. {wrong[0]!r}"
