@@ -534,7 +534,12 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "stranger": dict(per_day=1),
     "stranger_code": dict(game_name="hh1", sender="mallory@evil.test"),
     "too_many": dict(again_at="13:05 UTC", per_hour=30),
-    "unreadable": dict(game_name="hh1", subject_in="[pbem hh1] orders", problem="the message is too long"),
+    "unreadable": dict(
+        game_name="hh1",
+        subject_in="[pbem hh1] orders",
+        problem="the message is too long",
+        asked=[{"prompt": "Play a card or pass.", "legal": ["PLAY Plague", "PLAY Ottoman Advance", "PASS"]}],
+    ),
     "moderator_ack": dict(
         game_name="hh1",
         subject_in="[pbem hh1] commands",

@@ -156,7 +156,7 @@ ASKS = {
     "revision_on_file": "To change them, reply to this mail",
     "stranger": "ask the person who runs your game to register this address",
     "stranger_code": "ask the moderator for a new one",
-    "unreadable": "Send plain text orders, one per line",
+    "unreadable": "Type your orders in the mail itself, as plain text, one per line",
 }
 #: The mails the moderator gets (judges4: they were outside this check): each says in its first lines what to do, or
 #: that nothing is needed.

@@ -61,7 +61,9 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     out = _outgoing(msg, facts, cap, loaded.game.id)
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
-        return _refuse(d, out, seat, problem, "unreadable", problem=problem, unasked=views.unasked(loaded, seat.player))
+        asked = _asked(loaded, seat.player)  # what would be accepted, as any refusal shows (explore35)
+        unasked = views.unasked(loaded, seat.player)
+        return _refuse(d, out, seat, problem, "unreadable", problem=problem, unasked=unasked, asked=asked)
     acts = bool(ex.orders or ex.press or ex.away or ex.mode or ex.resign is not None or ex.address is not None)
     if acts and facts.reply is None and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
