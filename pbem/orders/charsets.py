@@ -45,6 +45,19 @@ def text_of(payload: bytes, charset: str | None) -> str:
         return payload.decode("cp1252", "replace")
 
 
+def meant(raw: bytes, charset: str) -> tuple[bytes, str]:
+    """An encoded word's bytes and charset as `text_of` reads them: a label that may not fit its bytes (unknown, ASCII,
+    Latin-1) gives the text as UTF-8, any other is kept.  `=?x-unknown?B?...?=` kept a whole Subject as written (its
+    game tag unread: the mail was told it names no game) and `=?iso-8859-1?Q?...=96...?=` read a C1 control."""
+    try:
+        name = codecs.lookup(charset).name
+    except (LookupError, ValueError, TypeError):
+        name = ""
+    if name in ("", "ascii", "iso8859-1") and not (name and raw.isascii()):
+        return text_of(raw, charset).encode("utf-8"), "utf-8"
+    return raw, charset
+
+
 def decodable(charset: str) -> str:
     """`charset`, or "utf-8" when its codec is one of `SLOW_CODECS` (an unknown one is left to fail as before)."""
     try:

@@ -7,7 +7,8 @@ its cost grows with the square of the header (a 1.8 MB Subject of 100,000 encode
 `decoded` gives a short header (at most `SHORT` characters and `WORDS_AT_ONCE` words) to the standard library,
 so the headers of real mail read exactly as before, and reads a longer one in one pass with the same rules:
 each word decoded on its own, white space between two words dropped, adjacent words of one charset joined
-before they are decoded, a word whose charset fails kept as written.  A word's encoded text holds no `?` and
+before they are decoded, a word whose charset fails kept as written; a word labelled with an unknown charset,
+ASCII or Latin-1 is read as `pbem.orders.charsets.text_of` reads a body so labelled.  A word's encoded text holds no `?` and
 no white space (RFC 2047), which keeps each try of the pattern to the next `?` or space.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from email.header import decode_header, make_header
 
-from pbem.orders.charsets import decodable
+from pbem.orders.charsets import decodable, meant
 
 SHORT = 2_000
 WORDS_AT_ONCE = 64
@@ -26,9 +27,30 @@ _WORD = re.compile(r"=\?([^?\s]*)\?([qQbB])\?([^?\s]*)\?=")
 def _stdlib(value: str) -> str:
     """`value` as the standard library reads it, or as it stands where a charset fails."""
     try:
-        return str(make_header(decode_header(value)))
-    except Exception:  # an unknown or failing charset, a broken word: the text as written
+        return str(make_header(_meant(decode_header(value))))
+    except Exception:  # a failing charset, a broken word: the text as written
         return value
+
+
+def _meant(chunks: list[tuple[bytes | str, str | None]]) -> list[tuple[bytes | str, str | None]]:
+    """`decode_header`'s chunks with each mislabelled word as its writer meant it (`charsets.meant`, explore35), and
+    adjacent chunks that now share a charset joined, as `decode_header` joins them (`make_header` spaces them)."""
+    out: list[tuple[bytes | str, str | None]] = []
+    for raw, cs in chunks:
+        if cs is not None and isinstance(raw, bytes):
+            raw, cs = meant(raw, cs)
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and cs is not None
+            and last[1] == cs
+            and isinstance(last[0], bytes)
+            and isinstance(raw, bytes)
+        ):
+            out[-1] = (last[0] + raw, cs)
+        else:
+            out.append((raw, cs))
+    return out
 
 
 def _word(text: str) -> tuple[bytes, str] | None:
@@ -75,7 +97,7 @@ def _linear(value: str) -> str:
 
 def _stdlib_chunk(raw: bytes, charset: str) -> str:
     try:
-        return str(make_header([(raw, charset)]))
+        return str(make_header([meant(raw, charset)]))
     except Exception:
         return raw.decode("latin-1")
 
