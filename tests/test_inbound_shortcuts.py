@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from pbem.mail.inbound import identity, redact, storage
 from pbem.mail.inbound.message import parse
+from pbem.mail.inbound.words import _meant
 from pbem.orders.extract import extract
 from tests.reliability.fuzz_mail import mutants, seeds
 
@@ -85,7 +86,7 @@ def test_a_header_without_an_encoded_word_reads_as_decode_header_reads_it() -> N
     for value in values:
         text = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         try:
-            long_way = str(make_header(decode_header(text)))
+            long_way = str(make_header(_meant(decode_header(text))))  # (a mislabelled word: explore35)
         except Exception:
             long_way = text
         assert redact._header_text(value) == long_way, value
@@ -97,7 +98,7 @@ def test_a_header_of_the_parsed_message_without_an_encoded_word_reads_as_before(
     values = {v for raw in _inputs(200) for _, v in BytesParser(policy=policy.compat32).parsebytes(raw).raw_items()}
     for value in values | {"caf\udce9", "x\r\n y", "=?utf-8?q?caf=C3=A9?="}:
         try:
-            long_way = str(make_header(decode_header(str(value))))
+            long_way = str(make_header(_meant(decode_header(str(value)))))
         except Exception:
             long_way = str(value)
         assert _decoded(value) == _clean(long_way), value
