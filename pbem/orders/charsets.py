@@ -45,6 +45,22 @@ def text_of(payload: bytes, charset: str | None) -> str:
         return payload.decode("cp1252", "replace")
 
 
+def as_utf8(payload: bytes, charset: str | None) -> str | None:
+    """The text `text_of` reads of `payload` when it reads it as UTF-8 under a label that says otherwise (none,
+    unknown, ASCII, Latin-1), else None: the redaction of codes reads a part as the poll does (a code in full-width
+    letters, UTF-8 under `charset=iso-8859-1`, is read by the poll and must be found to be taken out)."""
+    try:
+        name = codecs.lookup(charset).name if charset else ""
+    except (LookupError, ValueError, TypeError):
+        name = ""
+    if name not in ("", "ascii", "iso8859-1") or payload.isascii():
+        return None
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def meant(raw: bytes, charset: str) -> tuple[bytes, str]:
     """An encoded word's bytes and charset as `text_of` reads them: a label that may not fit its bytes (unknown, ASCII,
     Latin-1) gives the text as UTF-8, any other is kept.  `=?x-unknown?B?...?=` kept a whole Subject as written (its

@@ -263,6 +263,7 @@ _LOOKALIKES = str.maketrans(
     "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf",
     "ABEKMHOPCTXaeopcyxABEZHIKMNOPTYXo",
 )
+LOOKALIKES = _LOOKALIKES  # (the redaction of codes reads them too: `pbem.mail.inbound.redact`)
 _WORD_LETTERS = re.compile(r"[^\W\d_]++")
 
 

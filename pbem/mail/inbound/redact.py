@@ -31,15 +31,18 @@ import hashlib
 import html
 import itertools
 import re
+import string
+import unicodedata
 from collections.abc import Iterable, Iterator
 from email import policy
 from email.header import Header
 from email.message import Message
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pbem.mail.inbound.message import MAX_PARTS, FieldTooLong, html_to_text, parse_bytes, too_many_parts
 from pbem.mail.inbound.words import decoded
-from pbem.orders.charsets import decodable
+from pbem.orders.charsets import as_utf8, decodable
+from pbem.orders.typed import LOOKALIKES
 
 REPLACEMENT = "[code]"
 MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere
@@ -49,14 +52,63 @@ MAX_CODES = 16  # distinct codes one message may state before it is over its bud
 # Possessive space runs: two runs with an optional ":" between them were split every way (the square of a run).
 _CODE_LINE = re.compile(r"^[ \t>|]*+code[ \t]*+[:=]?[ \t]*+(\S+)[ \t]*+\r?$", re.IGNORECASE | re.MULTILINE)
 _SUBJECT_CODE = re.compile(r"\bcode[ \t]*+[:=]?[ \t]*+([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
-_SEP = r"(?-i:[^A-Za-z0-9\n]){0,3}"  # case-blind class: compiled without the costly case folding
+#: The blocks that hold every character NFKC makes one ASCII letter or digit (998 in Unicode 14: full-width letters,
+#: mathematical letters, circled and parenthesised ones, super- and subscripts, letter-like symbols, the Kelvin sign).
+_FOLDING_BLOCKS = (
+    (0x80, 0x300),
+    (0x1D00, 0x1DC0),
+    (0x2000, 0x2500),
+    (0x2C00, 0x2C80),
+    (0xA700, 0xA800),
+    (0xFF00, 0xFFF0),
+    (0x10700, 0x107C0),
+    (0x1D400, 0x1D800),
+    (0x1F100, 0x1F200),
+    (0x1FBF0, 0x1FC00),
+)
+
+
+@cache
+def _variants() -> dict[str, str]:
+    """Each upper-case ASCII letter and digit with every other character the poll reads as it (`typed._normalised`:
+    NFKC, then a Cyrillic or Greek look-alike as the Latin letter).  A code typed in full-width letters (a Japanese or
+    Chinese keyboard), in Cyrillic look-alikes or as mathematical letters was read and checked by the poll, but the
+    redaction looked for ASCII only and stored it as typed (explore35)."""
+    out = {ch: ch + ch.lower() for ch in string.ascii_uppercase + string.digits}
+    for lo, hi in _FOLDING_BLOCKS:
+        for c in range(lo, hi):
+            n = unicodedata.normalize("NFKC", chr(c))
+            if len(n) == 1 and n.isascii() and n.isalnum():
+                out[n.upper()] += chr(c)
+    for src, dst in LOOKALIKES.items():  # (`str.maketrans`: code points to code points)
+        out[chr(int(dst)).upper()] += chr(src)
+    return out
+
+
+def _class(ch: str) -> str:
+    """A pattern for one character of a code: the character in any case or any form the poll reads as it."""
+    return f"(?-i:[{re.escape(_variants()[ch])}])"
+
+
+@cache
+def _sep() -> str:
+    """What may stand between two characters of a code: up to 3 characters that are none of them (case-blind class:
+    compiled without the costly case folding; no character of a code may be read as a separator too, so that each
+    split of a text is tried once)."""
+    every = "".join(_variants().values())
+    return f"(?-i:[^{re.escape(every)}\n]){{0,3}}"
+
+
+def _folded(code: str) -> str:
+    """`code` as the poll reads it (NFKC, look-alikes as Latin letters): a `CODE` line's value in full-width letters."""
+    return code if code.isascii() else unicodedata.normalize("NFKC", code).translate(LOOKALIKES)
 
 
 _NOT_CODE_CHAR = re.compile(r"[^A-Z0-9]")
 
 
 def _normal(code: str) -> str:
-    return _NOT_CODE_CHAR.sub("", code.upper())
+    return _NOT_CODE_CHAR.sub("", _folded(code).upper())
 
 
 def normals(codes: Iterable[str]) -> set[str]:
@@ -87,9 +139,9 @@ def _trie(words: list[str]) -> str:
         longer = [r for r in heads[ch] if r]
         tail = ""
         if longer:  # a code ending here (an empty rest) makes what follows optional, separator included
-            tail = f"{_SEP}{_trie(longer)}"
+            tail = f"{_sep()}{_trie(longer)}"
             tail = tail if len(longer) == len(heads[ch]) else f"(?:{tail})?"
-        alts.append(re.escape(ch) + tail)
+        alts.append(_class(ch) + tail)
     return alts[0] if len(alts) == 1 else f"(?:{'|'.join(alts)})"
 
 
@@ -112,7 +164,35 @@ def redact_text(text: str, codes: Iterable[str]) -> str:
 
 
 def codes_in_text(text: str) -> set[str]:
-    """Every value of a `CODE x` line (quoted or not) and of a `code x` in a subject-like text."""
+    """Every value of a `CODE x` line (quoted or not) and of a `code x` in a subject-like text; in a text that is not
+    ASCII, also as the poll reads its lines that hold the word (`_folded`: a `CODE` line typed in full-width letters)."""
+    found = _codes_in(text)
+    if not text.isascii():
+        for line in _lines_with_code(text):
+            found |= _codes_in(_folded(line))
+    return found
+
+
+@cache
+def _code_word() -> re.Pattern[str]:
+    return re.compile("".join(_class(ch) for ch in "CODE"))
+
+
+def _lines_with_code(text: str) -> Iterator[str]:
+    """Each line of `text` that holds the word "code" in any form the poll reads as it and is not ASCII, once."""
+    end = -1
+    for m in _code_word().finditer(text):
+        if m.start() < end:
+            continue  # (in a line already given)
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        line = text[start:end]
+        if not line.isascii():
+            yield line
+
+
+def _codes_in(text: str) -> set[str]:
     at = _words_code(text)
     first = next(at, None)
     if first is None:  # both patterns need the word (no other character folds to c, o, d or e)
@@ -168,6 +248,8 @@ def _part_text(part: Message) -> str:
     if not isinstance(payload, bytes):
         payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
     try:
+        if (read := as_utf8(payload, part.get_content_charset())) is not None:
+            return read  # as the poll reads it (`charsets.text_of`: UTF-8 under a label that says otherwise)
         charset = decodable(part.get_content_charset() or "utf-8")  # (punycode's: the square of the text)
         return payload.decode(charset, "strict")
     except Exception:  # unknown, failing or wrong charset
