@@ -1264,7 +1264,10 @@ def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:
         raw = lines[i]
         i += 1
         if _is_end_press(raw):
-            _pressed(ex, line, Press(to, body))
+            if any(b.strip() for b in body):
+                _pressed(ex, line, Press(to, body))
+            else:  # an empty block was relayed as a mail saying nothing, and kept in the history (explore35)
+                ex.problems.append(f'"{line}": the press holds no text before its END PRESS; nothing was sent')
             return i
         body.append(raw.rstrip())
     ex.problems.append(
