@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import policy
@@ -576,6 +577,8 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
     name, sender = _decoded(who.name), who.sender
     subject = _header(msg, "Subject")
     tag = GAME_TAG.search(subject)
+    if tag is None and not subject.isascii() and (tag := GAME_TAG.search(folded := _tag_folded(subject))):
+        subject = folded  # the tag typed in full-width (a Japanese or Chinese input method): read as the body is
     text = ""
     if problem is None:
         text, problem = _body(msg)
@@ -597,6 +600,13 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
         date=_header(msg, "Date")[:100],
         tree=tree,
     )
+
+
+def _tag_folded(subject: str) -> str:
+    """`subject` in NFKC (cut as every header is: `_clean`), as the poll reads an order line (`pbem.orders.typed`): a
+    tag typed with a Japanese or Chinese input method (full-width brackets, letters, digits, the ideographic space)
+    was told "the subject does not name a game" (explore35)."""
+    return _clean(unicodedata.normalize("NFKC", subject))
 
 
 def subject_of(head: bytes) -> str:
