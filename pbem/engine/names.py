@@ -81,10 +81,34 @@ def player_name(text: str) -> str:
         why = f"it is {len(name)} characters long; at most {MAX_PLAYER_NAME}"
     elif norm(name) in RESERVED:
         why = RESERVED[norm(name)]
+    elif mixed := _mixed_word(name):
+        why = (
+            f'its word "{mixed}" mixes Latin letters with Cyrillic or Greek ones, which orders read as the Latin letters '
+            "they look like (a copied name would name someone else, or no one): write each word in one script"
+        )
     if why:
         shown = text if len(text) <= 80 else f"{text[:80]}... ({len(text):,} characters)"  # a line, however long
         raise ValueError(f'"{shown}" cannot be a player name: {why}')
     return name
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _mixed_word(name: str) -> str:
+    """The first word of `name` holding both a Latin letter a-z (any case, accents aside) and a Cyrillic or Greek
+    letter, or "".  The order reader reads a Cyrillic or Greek look-alike inside a Latin word as the Latin letter
+    (`pbem.orders.typed._unmixed`: "P\u0410SS" typed on a keyboard left on Russian), so a seat named "\u0412\u043eb"
+    (Cyrillic Ve and o) could not be named in an order: "TARGET \u0412\u043eb" copied from the report was read as
+    "TARGET Bob", another seat's name, or no one's (explore35)."""
+    for word in _LETTERS.findall(name):  # (str: the pattern is one of str)
+        if word.isascii():
+            continue
+        latin = any("a" <= c <= "z" for c in unicodedata.normalize("NFKD", word.lower()))
+        other = any(unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK")) for c in word)
+        if latin and other:
+            return str(word)
+    return ""
 
 
 def candidates_for(typed: str, names: Iterable[str]) -> list[str]:
