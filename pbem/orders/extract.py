@@ -71,7 +71,7 @@ from pbem.orders.openers import (
     opened_command_note,
     opened_rests,
 )
-from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, said_not, unarmoured
+from pbem.orders.typed import NUMBER_WORDS, chosen, cleaned, code_value, front, inside_brackets, said_not, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -1221,6 +1221,8 @@ def _asking(ex: Extracted, word: str, line: str, at: int) -> None:
     only starts with the word is a remark."""
     said = " ".join(line.rstrip(".!").split())
     m = {"HISTORY": _HISTORY, "RESIGN": _RESIGN}.get(word, _ADDRESS).fullmatch(said)
+    if m is None and word == "HISTORY" and _history_told(ex, line, said):
+        return
     if m is None:
         ex.placed.append(at)
         ex.chatter.append(line)  # "History will judge us", "Resign from what?"
@@ -1230,6 +1232,31 @@ def _asking(ex: Extracted, word: str, line: str, at: int) -> None:
         ex.address_confirm, ex.address = m.group(1), m.group(2)
     else:
         ex.resign = m.group(1) or ""
+
+
+_HISTORY_OF = re.compile(
+    r"history(?:\s++of)?(?:\s++(?:the\s++)?(?:turn|hand|gambit|step|round))?\s*+#?([^\s#]++)", re.I
+)
+
+
+def _history_told(ex: Extracted, line: str, said: str) -> bool:
+    """HISTORY with a number `_HISTORY` does not read: one said as a word is read (`HISTORY three`, as an order's
+    number dictated), a negative or too long one told what to write.  Both were listed as lines "that start with no
+    order word" (explore35).  False for any other line (a remark: "History will judge us")."""
+    m = _HISTORY_OF.fullmatch(said)
+    if m is None:
+        return False
+    number = m.group(1).lower()
+    if number in NUMBER_WORDS:
+        ex.history = NUMBER_WORDS[number]
+    elif re.fullmatch(r"[-+\u2212]?\d++", number):
+        ex.problems.append(
+            f'"{line}": write HISTORY alone for the whole history so far, or HISTORY and the number of a turn, hand '
+            "or gambit from 1 (HISTORY 3)"
+        )
+    else:
+        return False
+    return True
 
 
 def _away(ex: Extracted, line: str, at: int) -> None:

@@ -283,6 +283,7 @@ def _latin(m: re.Match[str]) -> str:
 _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _TEENS = ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 _NUMBERS = {w: str(n) for n, w in enumerate((*_UNITS, *_TEENS))}
+NUMBER_WORDS = _NUMBERS  # (HISTORY three: `pbem.orders.extract._history_told`)
 # A number dictated as a word where an order holds a number: after a space, before a comma, a semicolon, the end or
 # "on" ("PLACE England three, Open one", "Open two ON Denmark").  No legal line of any game holds one there
 # (tests/test_replies3_players.py: `cleaned` leaves every legal line of a bot game as it is).
