@@ -83,7 +83,7 @@ def report_context(
         _addressed(ev, names, player)
         for r in moment.events
         if r.seq > since
-        for ev in [store.event_of(r)]
+        for ev in [store.event_seen(r)]
         if any(ev.visible_to(n) for n in names)
     ]
     asked_now = any(r.player == player for r in moment.requests)

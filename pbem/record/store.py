@@ -20,6 +20,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, func
@@ -598,3 +599,21 @@ def events_at(s: Session, game_id: int, seqs: list[int]) -> list[GameEvent]:
 def event_of(row: GameEvent) -> Event:
     vis = json.loads(row.visibility_json)
     return Event(row.kind, row.text, vis if isinstance(vis, str) else tuple(vis), json.loads(row.data_json))
+
+
+SEEN_KEPT = 1024  # distinct `visibility_json` texts whose reading `event_seen` keeps (a game's: "public", each seat)
+
+
+@lru_cache(maxsize=SEEN_KEPT)
+def _seen_by(visibility_json: str) -> str | tuple[str, ...]:
+    vis = json.loads(visibility_json)
+    return vis if isinstance(vis, str) else tuple(vis)
+
+
+def event_seen(row: GameEvent) -> Event:
+    """`event_of(row)` but for its data (left empty): the kind, text and who may see it, all a report reads of an
+    event (`pbem.app.reporting.report_context`).  Each report decoded both JSON texts of every event since its
+    reader's last report (perf36: 9 events a report, two reports a reply of `poll_throughput.py`'s, four decodes
+    each), though a game's events are seen by few distinct sets of readers: their reading is kept by its text
+    (an immutable str or tuple, as `event_of` gives), and the data, which no report line reads, is not decoded."""
+    return Event(row.kind, row.text, _seen_by(row.visibility_json))
