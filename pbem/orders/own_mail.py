@@ -41,7 +41,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import unescape
-from itertools import compress, count, islice, takewhile
+from itertools import accumulate, compress, count, islice
 from operator import ne
 from typing import overload
 
@@ -712,56 +712,143 @@ def trimmed_in_quote(
     of choice; blank quoted lines between) right under a line of the copy where a sent mail has that line over a block
     of two lines or more that holds each of them, in its order, and more.  Where the quote ends with the run and the
     run is the block's first lines, a client may have cut the quote there: told only for the block's first line
-    alone.  Not read (a quoted order is pbem's line): told, with the line to send.  Linear: `QUOTED_ORDERS` quoted
-    lines looked at, `SPOTS` places of a line above a run, `GAP` lines of a run and of a block."""
-    split = [text.split("\n") for text in sent]
-    mine = {
-        n: said.strip()
-        for n, line in enumerate(lines[: QUOTED_ORDERS * GAP])
-        if per_line[n]
-        and (said := marked_off(line)) is not None
-        and keep(said.strip())
-        and not chosen(said.strip())
-        and not _BLANK.search(said)  # "MELD <Person> ...": the syntax's line, no order
+    alone.  Not read (a quoted order is pbem's line): told, with the line to send.  Linear: the first `QUOTED_ORDERS`
+    quoted orders looked at (each one reached counts, a run found there or not), `SPOTS` places of a line above a run,
+    `GAP` lines of a run and of a block.
+
+    The structure is read first (`_Trimming.place`) and the reader asked only where it is found: asked of every quoted
+    line, the lines of the whole quoted report, `keep` was half of this function's cost (perf35).  A line passed over
+    unasked (no run starts there) may still be an order the cap counts: before a run is told, the lines passed over
+    are asked and counted, and a run past the `QUOTED_ORDERS`th order is not told, as when each line was asked in
+    turn (tests/test_perf35.py runs both ways).  After `QUOTED_ORDERS` blocks walked unasked (`_quoted_of`), each line
+    is asked first, as before: at most twice `QUOTED_ORDERS` walks a reply."""
+    texts: list[str | None] = [  # each quoted line's text, its quote marks off (None: no such line, or no words)
+        q.group(1).rstrip() if ws and (q := _MARKED_OFF.match(line)) else None for line, ws in zip(lines, per_line)
+    ]
+    said_of = {  # the quoted lines that may be orders of a run (`_Trimming.mine`: asked whether they are)
+        n: said
+        for n, said in enumerate(texts[: QUOTED_ORDERS * GAP])
+        if said is not None and not _BLANK.search(said)  # "MELD <Person> ...": the syntax's line
     }
-    if not mine:
+    if not said_of:
         return []
-    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
-    for t, rows in enumerate(split):
-        for i, row in enumerate(rows):
-            spots = where.setdefault(tuple(_words(row)), []) if row.strip() else None
-            if spots is not None and len(spots) < SPOTS:
-                spots.append((t, i))
-    last = max((g for g, ws in enumerate(per_line) if ws and _QUOTED.match(lines[g])), default=-1)  # the quote's end
+    trim = _Trimming(lines, per_line, drop, texts, said_of, sent, keep)
     out: list[tuple[str, str]] = []
-    n, runs = 0, 0
-    while n < len(lines) and runs < QUOTED_ORDERS:
-        if n not in mine:
-            n += 1
+    runs, after = 0, 0  # orders counted (all of them, but those in `pending`); the first line a run may start at
+    pending: list[int] = []  # lines passed over unasked, before the last counted: each an order counted, or not
+    for n in said_of:
+        if n < after:
             continue
+        eager = trim.walks >= QUOTED_ORDERS
+        if eager and pending:
+            runs, pending = runs + sum(map(trim.mine, pending)), []
+        if runs >= QUOTED_ORDERS:
+            break  # the cap reached before this line
+        if eager and not trim.mine(n):
+            continue
+        place = trim.place(n)
+        if place is None or not trim.mine(n):
+            pending += [n] if place is None and not eager else []
+            runs += place is None and eager
+            continue
+        if trim.trimmed(place):
+            runs, pending = runs + sum(map(trim.mine, pending)), []  # the exact count: told only below the cap
+            if runs >= QUOTED_ORDERS:
+                break
+            out += [(lines[g].strip(), TRIMMED) for g in place[2] if trim.mine(g)]
+            after = place[2][-1] + 1
+        runs += 1
+    return out[:CHANGED]
+
+
+class _Trimming:
+    """What `trimmed_in_quote` reads of a reply: its quoted lines' texts (`texts`), the sent mails' lines stripped
+    (`split`) and the places of their words (`where`, `SPOTS` each), the reader's answers (`mine`), the blocks walked
+    line by line (`walks`)."""
+
+    def __init__(
+        self,
+        lines: list[str],
+        per_line: list[list[str]],
+        drop: list[bool],
+        texts: list[str | None],
+        said_of: dict[int, str],
+        sent: list[str],
+        keep: Callable[[str], bool],
+    ) -> None:
+        self.lines, self.per_line, self.drop, self.texts, self.said_of, self.keep = (
+            lines,
+            per_line,
+            drop,
+            texts,
+            said_of,
+            keep,
+        )
+        rows = [text.split("\n") for text in sent]
+        self.split = [[row.strip() for row in text] for text in rows]
+        self.where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+        for t, text in enumerate(rows):  # the words of a text's lines in one pass (`_each_lines_words`)
+            for i, (row, ws) in enumerate(zip(self.split[t], _each_lines_words(text))):
+                spots = self.where.setdefault(tuple(ws), []) if row else None
+                if spots is not None and len(spots) < SPOTS:
+                    spots.append((t, i))
+        self.answers: dict[int, bool] = {}
+        self.walks = 0
+        # the quoted lines with words, as `_quoted_of` meets them: their texts ("" quoted thrice), where each is, and
+        # how many of them so far are more than `GAP` lines below the one before (a walk stops there)
+        self.quoted = [g for g, ws in enumerate(per_line) if ws and _QUOTED.match(lines[g])]
+        self.said = [texts[g] or "" for g in self.quoted]
+        self.at = {g: i for i, g in enumerate(self.quoted)}
+        self.far = list(accumulate(b - a > GAP for a, b in zip([-GAP, *self.quoted], self.quoted)))
+        self.last = self.quoted[-1] if self.quoted else -1  # the quote's end
+
+    def mine(self, g: int) -> bool:
+        """Whether quoted line `g` is an order of a run (`keep`, no mark of choice), asked once."""
+        got = self.answers.get(g)
+        if got is None:
+            said = self.said_of.get(g)
+            got = self.answers[g] = said is not None and self.keep(said) and not chosen(said)
+        return got
+
+    def place(self, n: int) -> tuple[int, list[str], list[int]] | None:
+        """Where a run starting at quoted line `n` may be of a list trimmed: (the line of the copy above it, the block
+        under that line's first place in a sent text of which the quote holds some lines from `n` on, not all, those
+        quoted lines), or None.  A block the quote holds whole, line by line as sent (most), is passed over by
+        comparing the lists (in C), not walked line by line (`_quoted_of`)."""
+        lines, per_line, said = self.lines, self.per_line, self.said
         k = n - 1  # the line with words above the run, past blank quoted lines
         while k >= 0 and n - k <= GAP and _QUOTED.match(lines[k]) and not per_line[k]:
             k -= 1
-        runs, start, n = runs + 1, n, n + 1
-        if k < 0 or not drop[k] or not _QUOTED.match(lines[k]):
-            continue
+        if k < 0 or not self.drop[k] or not _QUOTED.match(lines[k]):
+            return None
+        at = self.at[n]
+        for t, i in self.where.get(tuple(per_line[k]), []):
+            block = self.split[t][i + 1 : i + 1 + GAP]
+            if "" in block:
+                del block[block.index("") :]  # the block ends at a blank line
+            end = at + len(block) - 1
+            if said[at] not in block or (said[at : end + 1] == block and self.far[end] == self.far[at]):
+                continue  # none of it quoted from here, or all of it, in its order (`_quoted_of` finds the same)
+            self.walks += 1
+            found = _quoted_of(lines, per_line, n, block)
+            if found and len(found) < len(block):
+                return k, block, found
+        return None
+
+    def trimmed(self, place: tuple[int, list[str], list[int]]) -> bool:
+        """Whether the quoted lines `found` of a `block` under quoted line `k` (`place`) are a list the writer trimmed:
+        an order of it deleted, not the quote cut under its first lines (a client's cut as well; one line under a
+        heading is the writer's), and the list ending there (else a line changed or rewrapped there:
+        `changed_in_quote`'s, or the copy's)."""
+        lines, keep = self.lines, self.keep
+        k, block, found = place
+        typed = [(marked_off(lines[g]) or "").strip() for g in found]
+        if not [r for r in block if r not in typed and keep(r) and not _BLANK.search(r)]:
+            return False  # no order of the list deleted
         heading = (marked_off(lines[k]) or "").rstrip().endswith((":", "\uff1a"))
-        for t, i in where.get(tuple(per_line[k]), []):
-            block = [r.strip() for r in islice(takewhile(str.strip, split[t][i + 1 :]), GAP)]
-            found = _quoted_of(lines, per_line, start, block)
-            if not found or len(found) == len(block):
-                continue  # not this place, or the list whole (answers typed between its lines)
-            typed = [(marked_off(lines[g]) or "").strip() for g in found]
-            if not [r for r in block if r not in typed and keep(r) and not _BLANK.search(r)]:
-                break  # no order of the list deleted
-            if found[-1] == last and block[: len(typed)] == typed and (len(typed) > 1 or not heading):
-                break  # the quote cut under the list's first lines: a client's cut as well
-            if not _list_ends(lines, per_line, found[-1], keep):
-                break  # a line changed or rewrapped there: `changed_in_quote`'s, or the copy's
-            out += [(lines[g].strip(), TRIMMED) for g in found if g in mine]
-            n = found[-1] + 1
-            break
-    return out[:CHANGED]
+        if found[-1] == self.last and block[: len(typed)] == typed and (len(typed) > 1 or not heading):
+            return False
+        return _list_ends(lines, self.per_line, found[-1], keep)
 
 
 def _list_ends(lines: list[str], per_line: list[list[str]], at: int, keep: Callable[[str], bool]) -> bool:

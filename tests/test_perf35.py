@@ -1,0 +1,167 @@
+"""perf35 (issue 27): the search of a reply for a list of the quoted report the writer trimmed asks the reader only
+where the structure allows one.
+
+`own_mail.trimmed_in_quote` (players33) asked the order reader (`keep`) of every quoted line of a reply, the lines of
+the whole quoted report (8,426 calls over 120 replies, half of the function's cost), before looking for a run of
+quoted orders under a line of the copy whose block the quote does not hold whole.  It now reads that structure first
+and asks the reader only where it finds one; the lines passed over unasked are asked before a run is told, so its cap
+(`QUOTED_ORDERS` orders looked at) counts the same lines.
+
+Generated: reports laid out as pbem's (lists of legal orders of 2 to 90 lines, one or two of them, the second after
+a list long enough to reach the cap; the syntax's lines with blanks, defaults, a table under a rule, repeated lines,
+prose), and replies to them as writers trim them: the quote whole, one to three orders of a list kept and the others
+deleted (the quote going on or cut there), a line changed, marked or typed in, quoted once or twice, blank quoted
+lines between.  Each reply is read by `without_copies` with `trimmed_in_quote` answered by the new function and by
+the old one (`tests/trimmed_reference.py`, the function as it was at 36ff7173): 0 differences.  36ff7173 asks the
+reader of every quoted line of a reply that quotes its report whole and unchanged: it fails the count test in all
+of the suite's 16 replies (`PBEM_FULL_SIZE=1`: 400), this branch in none.  `python3 -m pytest -p tests.trimmed_reference`
+runs any reply corpus with both functions compared on every call (docs/performance.md, perf35).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+
+from pbem import engine as registry
+from pbem.mail.outbound.outgoing import REDACTED
+from pbem.orders import extract, own_mail
+from pbem.orders.own_mail import without_copies
+from tests import trimmed_reference
+from tests.sizes import size
+
+WORDS = tuple(registry.get("habsburg").order_words)
+NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
+CARDS = ["Peter", "Leopold", "King", "Marry Well", "Franz", "Battle", "Bohemia", "Dalmatia", "Tyrol", "Styria"]
+HEADINGS = ["Legal orders now (copy one per line):", "Orders you may give:", "Or instead, one of"]
+PROSE = [
+    "Deadline: in 2 days, Wed 9 Dec 19:01 UTC.",
+    "Private report for {p}. Do not forward it: it holds what only you may know.",
+    "Keep it private: anyone with it and your mailbox could send orders as you.",
+    "The seed is revealed when the game ends; `pbem verify` then replays every shuffle and die roll.",
+    "  * {p} draws 1 card (Draw Phase); {k} left in the deck.",
+    "  * Turn {k}: {p} to play.",
+]
+
+
+def _orders(rng: random.Random, n: int, apart: list[str] | None = None) -> list[str]:
+    """`n` distinct listed orders, indented as a report lists them (none of the list `apart`, if given)."""
+    pool = [f"EVENT CLAIM {c} TARGET {p}" for c in CARDS for p in NAMES] + [f"EVENT PERSON {c}" for c in CARDS]
+    pool = [x for x in pool if f"    {x}" not in (apart or [])]
+    rng.shuffle(pool)
+    ends = ["NO EVENT", "DISCARD-IF-NEEDED LOWEST"] if apart is None else ["PASS", "DISCARD LOWEST"]
+    return [f"    {x}" for x in [*pool[: n - 2], *ends][:n]]
+
+
+def report(rng: random.Random, apart: bool = False) -> tuple[str, list[list[str]]]:
+    """A report laid out as pbem's, and its lists of orders (one or two; a second one below a list long enough that
+    the orders before it reach `QUOTED_ORDERS`).  `apart`: the two lists share no line, nor their headings (as in
+    pbem's reports; else they may, a harder case)."""
+    p, k = rng.choice(NAMES), rng.randrange(2, 80)
+    lists = [_orders(rng, rng.choice([2, 3, 5, 12, 40, 41, 60, 63, 64, 65, 70, 90]))]
+    if rng.random() < 0.4:
+        lists.append(_orders(rng, rng.choice([2, 3, 6]), lists[0] if apart else None))
+    headings = rng.sample(HEADINGS, 2) if apart else [rng.choice(HEADINGS), rng.choice(HEADINGS)]
+    lines = [f'House of Habsburg, game "g{k}": Turn {k}, {p} to play', ""]
+    for listed, heading in zip(lists, headings):
+        lines += [rng.choice(PROSE).format(p=p, k=k), "", heading, *listed, ""]
+    lines += ["How to write it:", "  EVENT CLAIM <card> TARGET <player>", "  NO EVENT   (aliases: PASS, NONE)", ""]
+    lines += ["If no orders arrive by the deadline the published default is applied:", "    (default) NO EVENT", ""]
+    for q in NAMES[: rng.randrange(2, 6)]:
+        lines += [f"  Player: {q}", "    Score: 0; Hand: 3; Melds: -"]
+    lines += ["", "== Your hand ==", "  Card     Type", "  -------  -----", *(f"  {c}  Holding" for c in CARDS[:3]), ""]
+    lines += [rng.choice(PROSE).format(p=p, k=k) for _ in range(rng.randrange(1, 4))]
+    return "\n".join(lines), lists
+
+
+def _kept(rng: random.Random, listed: list[str]) -> list[str]:
+    """The lines of a list a writer keeps, in order: one to three, or all but some."""
+    if rng.random() < 0.7:
+        return sorted(rng.sample(listed, min(len(listed), rng.randrange(1, 4))), key=listed.index)
+    return [x for x in listed if rng.random() < 0.8]
+
+
+def reply(rng: random.Random, sent: str, lists: list[list[str]], whole: bool = False) -> str:
+    """`sent` quoted as a writer answers it: whole (`whole`), or a list trimmed, changed, marked or typed into."""
+    lines = sent.split("\n")
+    if not whole:
+        for listed in lists:
+            if rng.random() < 0.7:
+                at = lines.index(listed[0])
+                kept = _kept(rng, listed)
+                lines[at : at + len(listed)] = kept
+                if rng.random() < 0.3:
+                    del lines[at + len(kept) :]  # the quote cut under what is kept
+                    break
+        for _ in range(rng.randrange(0, 3)):
+            n = rng.randrange(len(lines))
+            if lines[n].startswith("    E"):
+                how = rng.randrange(3)
+                lines[n] = [f"    EVENT PERSON {rng.choice(CARDS)}", lines[n] + " <-- this", lines[n] + "\n]PASS"][how]
+    prefix = rng.choice(["> ", "> ", ">> ", "> > "])
+    quoted = []
+    for line in "\n".join(lines).split("\n"):
+        quoted.append(line[1:] if line.startswith("]") else f"{prefix}{line}".rstrip())
+        if rng.random() < 0.05:
+            quoted.append(">")
+    own = [rng.choice(["NO EVENT", "EVENT PERSON Peter", "Hi,", ""]), ""]
+    return "\n".join([*own, "On Mon, 5 Jan 2026 at 11:00, Moderator <m@pbem.test> wrote:", *quoted])
+
+
+Keep = Callable[[str], bool]
+Told = list[tuple[str, str]]
+
+
+def read(text: str, sent: str, keep: Keep) -> tuple[str, Told]:
+    changed: list[tuple[str, str]] = []
+    return without_copies(text, [sent], keep, [sent], changed, REDACTED, mine_quoted=True), changed
+
+
+def test_a_trimmed_list_is_read_as_the_old_function_read_it_around_the_cap() -> None:
+    rng = random.Random(35)
+    keep = extract.own_line(WORDS)
+    before = dict(trimmed_reference.COUNTS)
+    saved, own_mail.trimmed_in_quote = own_mail.trimmed_in_quote, trimmed_reference.both  # type: ignore[assignment]
+    try:
+        for _ in range(size(3000, 40)):
+            sent, lists = report(rng)
+            read(reply(rng, sent, lists), sent, keep)
+    finally:
+        own_mail.trimmed_in_quote = saved  # type: ignore[assignment]
+    counts = Counter({k: v - before[k] for k, v in trimmed_reference.COUNTS.items()})
+    print(dict(counts))
+    assert counts["differ"] == 0
+    assert counts["told"] >= counts["compared"] // 10 and counts["capped"] >= counts["compared"] // 20, counts
+
+
+def asked_by_trimmed(text: str, sent: str) -> int:
+    """How many questions `trimmed_in_quote` asks the reader reading `text`, a reply to `sent` (none remembered)."""
+    reader = extract.own_line(WORDS)
+    asked = [0]
+    original, once = own_mail.trimmed_in_quote, own_mail._asked_once
+
+    def counted(lines: list[str], per_line: list[list[str]], drop: list[bool], s: list[str], keep: Keep) -> Told:
+        def asking(line: str) -> bool:
+            asked[0] += 1
+            return keep(line)
+
+        return original(lines, per_line, drop, s, asking)
+
+    own_mail.trimmed_in_quote, own_mail._asked_once = counted, lambda k: k  # type: ignore[assignment]
+    try:
+        read(text, sent, reader)
+    finally:
+        own_mail.trimmed_in_quote, own_mail._asked_once = original, once  # type: ignore[assignment]
+    return asked[0]
+
+
+def test_a_reply_quoting_its_report_whole_asks_the_reader_of_few_quoted_lines() -> None:
+    rng = random.Random(3535)
+    failed, cases = 0, size(400, 16)
+    for _ in range(cases):
+        sent, lists = report(rng, apart=True)
+        text = reply(rng, sent, lists, whole=True)
+        quoted = sum(1 for line in text.split("\n") if line.startswith(">") and line.strip(" >"))
+        failed += asked_by_trimmed(text, sent) * 4 > quoted
+    assert failed == 0, f"{failed} of {cases} replies asked the reader of more than a quarter of the quoted lines"
