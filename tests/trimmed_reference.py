@@ -23,8 +23,6 @@ from pbem.orders.own_mail import (
     QUOTED_ORDERS,
     SPOTS,
     TRIMMED,
-    _list_ends,
-    _quoted_of,
     _words,
     chosen,
     marked_off,
@@ -95,11 +93,42 @@ def old_trimmed_in_quote(
     return out[:CHANGED]
 
 
+def _list_ends(lines: list[str], per_line: list[list[str]], at: int, keep: Callable[[str], bool]) -> bool:
+    """Whether the quoted list ends under line `at`: the quote ends, or goes on after a blank line with a line that is
+    no order (the report's next part), as a list the writer cut goes on; a line changed into another order or typed
+    there, or the rest of a line a client rewrapped, follows it with no blank line between."""
+    g, blank = at + 1, False
+    while g < len(lines) and (not per_line[g] or not _QUOTED.match(lines[g])):
+        blank, g = blank or not per_line[g], g + 1
+    return g >= len(lines) or (blank and not keep((marked_off(lines[g]) or "").strip()))
+
+
+def _quoted_of(lines: list[str], per_line: list[list[str]], start: int, block: list[str]) -> list[int]:
+    """The quoted lines from `start` on that are lines of `block` in its order (blank lines and the writer's own,
+    unquoted, passed over; at most `GAP` lines past the last found), up to the first quoted line that is none."""
+    found: list[int] = []
+    at, g = 0, start
+    while g < len(lines) and at < len(block) and g - (found[-1] if found else start) <= GAP:
+        if per_line[g] and _QUOTED.match(lines[g]):
+            said = (marked_off(lines[g]) or "").strip()
+            if said not in block[at:]:
+                break
+            at = block.index(said, at) + 1
+            found.append(g)
+        g += 1
+    return found
+
+
 def both(
-    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+    lines: list[str],
+    per_line: list[list[str]],
+    drop: list[bool],
+    sent: list[str],
+    keep: Callable[[str], bool],
+    quoted: dict[int, str] | None = None,
 ) -> list[tuple[str, str]]:
     """The new reading, checked against the old one on the same arguments."""
-    new = _NEW(lines, per_line, drop, sent, keep)
+    new = _NEW(lines, per_line, drop, sent, keep, quoted)
     old = old_trimmed_in_quote(lines, per_line, drop, sent, keep)
     COUNTS["compared"] += 1
     COUNTS["told"] += bool(old)

@@ -41,7 +41,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import unescape
-from itertools import accumulate, compress, count, islice
+from itertools import compress, count, islice
 from operator import ne
 from typing import overload
 
@@ -416,9 +416,12 @@ def without_copies(
                 lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
             if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
-                changed += changed_in_quote(lines, per_line, drop, texts, keep)
+                quoted = _quoted_texts(lines, per_line)  # each quoted line's text, read once for both
+                changed += changed_in_quote(lines, per_line, drop, texts, keep, quoted)
                 told = {line for line, _ in changed}
-                changed += [c for c in trimmed_in_quote(lines, per_line, drop, edited, keep) if c[0] not in told]
+                changed += [
+                    c for c in trimmed_in_quote(lines, per_line, drop, edited, keep, quoted) if c[0] not in told
+                ]
                 changed += changed_in_rewrapped(lines, first, in_copy, found_at, sent, keep, GRAM, changed)  # by words
     unquote_typed(lines, per_line, drop, edited or sent, keep, mine_quoted)  # "> TRIBUTE Gold 4": the writer's
     _drop_wordless_inside(lines, per_line, drop)
@@ -642,7 +645,12 @@ _MARKED_OFF = re.compile(r"\A\s*+>\s*+(?:>\s*+)?+(?!>)(.*)", re.DOTALL)
 
 
 def changed_in_quote(
-    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+    lines: list[str],
+    per_line: list[list[str]],
+    drop: list[bool],
+    sent: list[str],
+    keep: Callable[[str], bool],
+    quoted: dict[int, str] | None = None,
 ) -> list[tuple[str, str]]:
     """The lines of a quoted copy of pbem's mail that the writer changed into another order, each as (the line as
     quoted, the line pbem wrote at its place), or typed into it as a line of its own (iOS and Gmail keep what is
@@ -655,7 +663,7 @@ def changed_in_quote(
     blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
     `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
     split = [text.split("\n") for text in sent]
-    quoted = {n: q.group(1).rstrip() for n, line in enumerate(lines) if per_line[n] and (q := _MARKED_OFF.match(line))}
+    quoted = _quoted_texts(lines, per_line) if quoted is None else quoted
     many = Counter(quoted.values())
     sent_many: Counter[str] = Counter()
     for rows in split:  # the most times one sent text has the line
@@ -704,7 +712,12 @@ def changed_in_quote(
 
 
 def trimmed_in_quote(
-    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+    lines: list[str],
+    per_line: list[list[str]],
+    drop: list[bool],
+    sent: list[str],
+    keep: Callable[[str], bool],
+    quoted: dict[int, str] | None = None,
 ) -> list[tuple[str, str]]:
     """The listed orders the writer kept of a quoted copy's list, the list's other lines deleted (">     NO EVENT"
     alone under "> Legal orders now (copy one per line):", the quote cut there or going on), each as (the line as
@@ -712,163 +725,110 @@ def trimmed_in_quote(
     of choice; blank quoted lines between) right under a line of the copy where a sent mail has that line over a block
     of two lines or more that holds each of them, in its order, and more.  Where the quote ends with the run and the
     run is the block's first lines, a client may have cut the quote there: told only for the block's first line
-    alone.  Not read (a quoted order is pbem's line): told, with the line to send.  Linear: the first `QUOTED_ORDERS`
-    quoted orders looked at (each one reached counts, a run found there or not), `SPOTS` places of a line above a run,
-    `GAP` lines of a run and of a block.
-
-    The structure is read first (`_Trimming.place`) and the reader asked only where it is found: asked of every quoted
-    line, the lines of the whole quoted report, `keep` was half of this function's cost (perf35).  A line passed over
-    unasked (no run starts there) may still be an order the cap counts: before a run is told, the lines passed over
-    are asked and counted, and a run past the `QUOTED_ORDERS`th order is not told, as when each line was asked in
-    turn (tests/test_perf35.py runs both ways).  After `QUOTED_ORDERS` blocks walked unasked (`_quoted_of`), each line
-    is asked first, as before: at most twice `QUOTED_ORDERS` walks a reply."""
-    texts: list[str | None] = [  # each quoted line's text, its quote marks off (None: no such line, or no words)
-        q.group(1).rstrip() if ws and (q := _MARKED_OFF.match(line)) else None for line, ws in zip(lines, per_line)
-    ]
-    said_of = {  # the quoted lines that may be orders of a run (`_Trimming.mine`: asked whether they are)
+    alone.  Not read (a quoted order is pbem's line): told, with the line to send.  Linear: `QUOTED_ORDERS` quoted
+    lines looked at, `SPOTS` places of a line above a run, `GAP` lines of a run and of a block.
+    `quoted`: each quoted line's text (`_quoted_texts`, read once for `changed_in_quote` too); the sent lines' words
+    are read a text at a time (`_rows_words`), and a walk reads the quoted lines' texts, not their quote marks again
+    (perf35: `own_quotes.marked_off` line by line and `_words` a sent line cost 0.6 M instructions a reply)."""
+    texts = _quoted_texts(lines, per_line) if quoted is None else quoted
+    mine = {
         n: said
-        for n, said in enumerate(texts[: QUOTED_ORDERS * GAP])
-        if said is not None and not _BLANK.search(said)  # "MELD <Person> ...": the syntax's line
+        for n, said in texts.items()
+        if n < QUOTED_ORDERS * GAP
+        and keep(said)
+        and not chosen(said)
+        and not _BLANK.search(said)  # "MELD <Person> ...": the syntax's line, no order
     }
-    if not said_of:
+    if not mine:
         return []
-    trim = _Trimming(lines, per_line, drop, texts, said_of, sent, keep)
+    split = [list(map(str.strip, text.split("\n"))) for text in sent]
+    where = _row_places(split, sent)
+    last = next((g for g in range(len(lines) - 1, -1, -1) if per_line[g] and _QUOTED.match(lines[g])), -1)
     out: list[tuple[str, str]] = []
-    runs, after = 0, 0  # orders counted (all of them, but those in `pending`); the first line a run may start at
-    pending: list[int] = []  # lines passed over unasked, before the last counted: each an order counted, or not
-    for n in said_of:
-        if n < after:
+    n, runs = next(iter(mine)), 0  # the lines before the first order are none
+    while n < len(lines) and runs < QUOTED_ORDERS:
+        if n not in mine:
+            n += 1
             continue
-        eager = trim.walks >= QUOTED_ORDERS
-        if eager and pending:
-            runs, pending = runs + sum(map(trim.mine, pending)), []
-        if runs >= QUOTED_ORDERS:
-            break  # the cap reached before this line
-        if eager and not trim.mine(n):
-            continue
-        place = trim.place(n)
-        if place is None or not trim.mine(n):
-            pending += [n] if place is None and not eager else []
-            runs += place is None and eager
-            continue
-        if trim.trimmed(place):
-            runs, pending = runs + sum(map(trim.mine, pending)), []  # the exact count: told only below the cap
-            if runs >= QUOTED_ORDERS:
-                break
-            out += [(lines[g].strip(), TRIMMED) for g in place[2] if trim.mine(g)]
-            after = place[2][-1] + 1
-        runs += 1
-    return out[:CHANGED]
-
-
-class _Trimming:
-    """What `trimmed_in_quote` reads of a reply: its quoted lines' texts (`texts`), the sent mails' lines stripped
-    (`split`) and the places of their words (`where`, `SPOTS` each), the reader's answers (`mine`), the blocks walked
-    line by line (`walks`)."""
-
-    def __init__(
-        self,
-        lines: list[str],
-        per_line: list[list[str]],
-        drop: list[bool],
-        texts: list[str | None],
-        said_of: dict[int, str],
-        sent: list[str],
-        keep: Callable[[str], bool],
-    ) -> None:
-        self.lines, self.per_line, self.drop, self.texts, self.said_of, self.keep = (
-            lines,
-            per_line,
-            drop,
-            texts,
-            said_of,
-            keep,
-        )
-        rows = [text.split("\n") for text in sent]
-        self.split = [[row.strip() for row in text] for text in rows]
-        self.where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
-        for t, text in enumerate(rows):  # the words of a text's lines in one pass (`_each_lines_words`)
-            for i, (row, ws) in enumerate(zip(self.split[t], _each_lines_words(text))):
-                spots = self.where.setdefault(tuple(ws), []) if row else None
-                if spots is not None and len(spots) < SPOTS:
-                    spots.append((t, i))
-        self.answers: dict[int, bool] = {}
-        self.walks = 0
-        # the quoted lines with words, as `_quoted_of` meets them: their texts ("" quoted thrice), where each is, and
-        # how many of them so far are more than `GAP` lines below the one before (a walk stops there)
-        self.quoted = [g for g, ws in enumerate(per_line) if ws and _QUOTED.match(lines[g])]
-        self.said = [texts[g] or "" for g in self.quoted]
-        self.at = {g: i for i, g in enumerate(self.quoted)}
-        self.far = list(accumulate(b - a > GAP for a, b in zip([-GAP, *self.quoted], self.quoted)))
-        self.last = self.quoted[-1] if self.quoted else -1  # the quote's end
-
-    def mine(self, g: int) -> bool:
-        """Whether quoted line `g` is an order of a run (`keep`, no mark of choice), asked once."""
-        got = self.answers.get(g)
-        if got is None:
-            said = self.said_of.get(g)
-            got = self.answers[g] = said is not None and self.keep(said) and not chosen(said)
-        return got
-
-    def place(self, n: int) -> tuple[int, list[str], list[int]] | None:
-        """Where a run starting at quoted line `n` may be of a list trimmed: (the line of the copy above it, the block
-        under that line's first place in a sent text of which the quote holds some lines from `n` on, not all, those
-        quoted lines), or None.  A block the quote holds whole, line by line as sent (most), is passed over by
-        comparing the lists (in C), not walked line by line (`_quoted_of`)."""
-        lines, per_line, said = self.lines, self.per_line, self.said
         k = n - 1  # the line with words above the run, past blank quoted lines
         while k >= 0 and n - k <= GAP and _QUOTED.match(lines[k]) and not per_line[k]:
             k -= 1
-        if k < 0 or not self.drop[k] or not _QUOTED.match(lines[k]):
-            return None
-        at = self.at[n]
-        for t, i in self.where.get(tuple(per_line[k]), []):
-            block = self.split[t][i + 1 : i + 1 + GAP]
+        runs, start, n = runs + 1, n, n + 1
+        if k < 0 or not drop[k] or not _QUOTED.match(lines[k]):
+            continue
+        heading = (texts[k] if k in texts else (marked_off(lines[k]) or "").rstrip()).endswith((":", "\uff1a"))
+        for t, i in where.get(tuple(per_line[k]), []):
+            block = split[t][i + 1 : i + 1 + GAP]
             if "" in block:
                 del block[block.index("") :]  # the block ends at a blank line
-            end = at + len(block) - 1
-            if said[at] not in block or (said[at : end + 1] == block and self.far[end] == self.far[at]):
-                continue  # none of it quoted from here, or all of it, in its order (`_quoted_of` finds the same)
-            self.walks += 1
-            found = _quoted_of(lines, per_line, n, block)
-            if found and len(found) < len(block):
-                return k, block, found
-        return None
-
-    def trimmed(self, place: tuple[int, list[str], list[int]]) -> bool:
-        """Whether the quoted lines `found` of a `block` under quoted line `k` (`place`) are a list the writer trimmed:
-        an order of it deleted, not the quote cut under its first lines (a client's cut as well; one line under a
-        heading is the writer's), and the list ending there (else a line changed or rewrapped there:
-        `changed_in_quote`'s, or the copy's)."""
-        lines, keep = self.lines, self.keep
-        k, block, found = place
-        typed = [(marked_off(lines[g]) or "").strip() for g in found]
-        if not [r for r in block if r not in typed and keep(r) and not _BLANK.search(r)]:
-            return False  # no order of the list deleted
-        heading = (marked_off(lines[k]) or "").rstrip().endswith((":", "\uff1a"))
-        if found[-1] == self.last and block[: len(typed)] == typed and (len(typed) > 1 or not heading):
-            return False
-        return _list_ends(lines, self.per_line, found[-1], keep)
+            found = _quoted_of(lines, per_line, start, block, texts)
+            if not found or len(found) == len(block):
+                continue  # not this place, or the list whole (answers typed between its lines)
+            typed = [texts.get(g, "") for g in found]
+            if not [r for r in block if r not in typed and keep(r) and not _BLANK.search(r)]:
+                break  # no order of the list deleted
+            if found[-1] == last and block[: len(typed)] == typed and (len(typed) > 1 or not heading):
+                break  # the quote cut under the list's first lines: a client's cut as well
+            if not _list_ends(lines, per_line, found[-1], keep, texts):
+                break  # a line changed or rewrapped there: `changed_in_quote`'s, or the copy's
+            out += [(lines[g].strip(), TRIMMED) for g in found if g in mine]
+            n = found[-1] + 1
+            break
+    return out[:CHANGED]
 
 
-def _list_ends(lines: list[str], per_line: list[list[str]], at: int, keep: Callable[[str], bool]) -> bool:
+def _row_places(split: list[list[str]], sent: list[str]) -> dict[tuple[str, ...], list[tuple[int, int]]]:
+    """The words of each line of the `sent` texts (`split`: their lines stripped) -> where such lines are, (text,
+    line), `SPOTS` at most (no blank line)."""
+    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for t, text in enumerate(sent):
+        for i, (row, ws) in enumerate(zip(split[t], _rows_words(text))):
+            spots = where.setdefault(ws, []) if row else None
+            if spots is not None and len(spots) < SPOTS:
+                spots.append((t, i))
+    return where
+
+
+def _quoted_texts(lines: list[str], per_line: list[list[str]]) -> dict[int, str]:
+    """Each line with words quoted once or twice -> its text, its quote marks and white space around it off (as
+    `own_quotes.marked_off` and a strip give it): one match a line."""
+    return {n: q.group(1).rstrip() for n, line in enumerate(lines) if per_line[n] and (q := _MARKED_OFF.match(line))}
+
+
+def _rows_words(text: str) -> Iterator[tuple[str, ...]]:
+    """The words (`_words`) of each line of `text`, as tuples: an ASCII text (most) case-folded and split by the table
+    in one pass (in C), not line by line."""
+    whole = text.casefold()
+    if not whole.isascii():
+        return (tuple(_words(row)) for row in text.split("\n"))
+    return map(tuple, map(str.split, whole.encode("ascii").translate(_ASCII_LINES).decode("ascii").split("\n")))
+
+
+def _list_ends(
+    lines: list[str], per_line: list[list[str]], at: int, keep: Callable[[str], bool], texts: dict[int, str]
+) -> bool:
     """Whether the quoted list ends under line `at`: the quote ends, or goes on after a blank line with a line that is
     no order (the report's next part), as a list the writer cut goes on; a line changed into another order or typed
     there, or the rest of a line a client rewrapped, follows it with no blank line between."""
     g, blank = at + 1, False
     while g < len(lines) and (not per_line[g] or not _QUOTED.match(lines[g])):
         blank, g = blank or not per_line[g], g + 1
-    return g >= len(lines) or (blank and not keep((marked_off(lines[g]) or "").strip()))
+    return g >= len(lines) or (blank and not keep(texts.get(g, "")))
 
 
-def _quoted_of(lines: list[str], per_line: list[list[str]], start: int, block: list[str]) -> list[int]:
+def _quoted_of(
+    lines: list[str], per_line: list[list[str]], start: int, block: list[str], texts: dict[int, str]
+) -> list[int]:
     """The quoted lines from `start` on that are lines of `block` in its order (blank lines and the writer's own,
-    unquoted, passed over; at most `GAP` lines past the last found), up to the first quoted line that is none."""
+    unquoted, passed over; at most `GAP` lines past the last found), up to the first quoted line that is none.
+    `texts`: the quoted lines' texts (`_quoted_texts`; a line quoted thrice has none, and is no line of a block)."""
     found: list[int] = []
     at, g = 0, start
     while g < len(lines) and at < len(block) and g - (found[-1] if found else start) <= GAP:
-        if per_line[g] and _QUOTED.match(lines[g]):
-            said = (marked_off(lines[g]) or "").strip()
+        said = texts.get(g)
+        if said is None and per_line[g] and _QUOTED.match(lines[g]):
+            said = ""
+        if said is not None:
             if said not in block[at:]:
                 break
             at = block.index(said, at) + 1
