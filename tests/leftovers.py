@@ -138,8 +138,9 @@ def threads_left(before: dict[int, threading.Thread], grace: float = THREAD_GRAC
     (all together) to end: one phrase each (its name and what it runs)."""
     end = time.monotonic() + grace
     out = []
+    mine = {threading.current_thread().ident, threading.main_thread().ident}
     for ident, t in threads().items():
-        if ident in before or _known(t):
+        if ident in before or ident in mine or _known(t):
             continue
         t.join(max(0.0, end - time.monotonic()))
         if t.is_alive():

@@ -121,7 +121,8 @@ class Server:
         self.stop = threading.Event()
         self.faulted = threading.Event()  # the fault was met (its step reached)
         self.faulted_at: float | None = None
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+        self._acceptor.start()
 
     def _accept(self) -> None:
         while not self.stop.is_set():
@@ -155,8 +156,13 @@ class Server:
         raise NotImplementedError
 
     def close(self) -> None:
+        """Stop accepting and end the accepting thread: on Linux a `close` alone does not wake a thread blocked in
+        `accept` (it stayed alive for the files after this one: the leftovers check named it), `shutdown` does."""
         self.stop.set()
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
+        self._acceptor.join(5.0)
 
     def met(self) -> None:
         if self.faulted_at is None:
