@@ -260,12 +260,12 @@ def test_reading_a_line_costs_the_same_whatever_the_games_vocabulary() -> None:
     body = _pathological(random.Random(0), SIZE // 4, ["blank lines", "soft breaks", "long line"]) + "x\n" * (SIZE // 8)
 
     def cost(words: tuple[str, ...]) -> float:
-        times = []
-        for _ in range(3):
-            t = Window()
-            extract(body, "", words)
-            times.append(t.close().cpu)
-        return min(times)
+        t = Window()
+        extract(body, "", words)
+        return t.close().cpu
 
-    few, many = cost(every[:4]), cost(every)
+    # read alternately, the least of each (a rehearsal read 1.92x where both are about 0.1 s: its three readings of
+    # the 4 words fell in a quiet moment and the three of the 68 did not)
+    pairs = [(cost(every[:4]), cost(every)) for _ in range(4)]
+    few, many = min(f for f, _ in pairs), min(m for _, m in pairs)
     assert len(every) >= 60 and many <= 1.8 * max(few, 5e-3), f"{len(every)} words {many:.4f} s, 4 words {few:.4f} s"
