@@ -45,10 +45,13 @@ WARNED = "since the step was last started again"
 CASES = [(0, "NO EVENT"), (6, "NO EVENT"), (18, "NO EVENT"), (30, "NO EVENT\nNO EVENT")]
 
 
-def _game(home, clock, after: int, orders: str) -> tuple[dict[str, dict], dict[bool, dict[str, list[bytes]]]]:
+def _game(
+    home, clock, after: int, orders: str, *, public: bool = False
+) -> tuple[dict, dict[bool, dict[str, list[bytes]]]]:
     """Habsburg: Alice's turn first; she answers `after` hours in; polled every 6 hours past Bob's deadline; each
     player's own export of the running game, and each player's mail twice: as sent (honest), and with every mail to
-    Bob from her answer on never reaching him (withheld: the report that asks him, its reminders)."""
+    Bob from her answer on never reaching him (withheld: the report that asks him, its reminders).  `public`: the
+    public export of the running game instead of each player's own (fairness28)."""
     name = new_game(home, clock)
     honest, provider = t20.Provider(home), t20.Provider(home)
     t20._poll(home, clock, provider)
@@ -70,7 +73,10 @@ def _game(home, clock, after: int, orders: str) -> tuple[dict[str, dict], dict[b
         honest.arrive(clock.now)
     with session(home.database_url) as s:
         game = store.game_by_name(s, name)
-        docs = {p: json.loads(json.dumps(build(s, game, as_player=p))) for p, _ in PLAYERS}
+        if public:
+            docs: dict = json.loads(json.dumps(build(s, game, public=True)))
+        else:
+            docs = {p: json.loads(json.dumps(build(s, game, as_player=p))) for p, _ in PLAYERS}
     return docs, {hide: {p: (provider if hide else honest).box(a) for p, a in PLAYERS} for hide in (True, False)}
 
 

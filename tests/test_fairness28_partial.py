@@ -38,49 +38,22 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import timedelta
-from email import message_from_bytes
 
 import pytest
 
-import tests.test_fairness20 as t20
+import tests.test_fairness27_partial as t27
 from pbem.history.export import build
 from pbem.record import store
-from pbem.record.db import session
 from pbem.trust import due
 from pbem.trust.receipts import lines, verify_mail
-from tests.conftest import deliver, order_mail, signed
 from tests.test_fairness27_partial import CASES, WARNED
-from tests.test_moderator import PLAYERS, new_game
 
 FULL = os.environ.get("PBEM_FAIRNESS28_PARTIAL_FULL") == "1"
 
 
 def _game(home, clock, after: int, orders: str) -> tuple[dict, dict[bool, dict[str, list[bytes]]]]:
     """fairness27's game (`tests.test_fairness27_partial._game`) and the public export of it, the game running."""
-    name = new_game(home, clock)
-    honest, provider = t20.Provider(home), t20.Provider(home)
-    t20._poll(home, clock, provider)
-    honest.arrive(clock.now)
-    for _ in range(after // 6):
-        t20._poll(home, clock, provider, 6)
-        honest.arrive(clock.now)
-    deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", orders)))
-    bob = dict(PLAYERS)["Bob"]
-
-    def held(raw: bytes) -> bool:
-        return (message_from_bytes(raw)["To"] or "").endswith(f"<{bob}>")
-
-    due_at = clock.now + home.default_deadline + timedelta(hours=6)
-    while clock.now < due_at:
-        clock.advance(hours=6)
-        t20.cron.run_poll(home, clock=clock)
-        provider.arrive(clock.now, hold=held)
-        honest.arrive(clock.now)
-    with session(home.database_url) as s:
-        game = store.game_by_name(s, name)
-        doc = json.loads(json.dumps(build(s, game, public=True)))
-    return doc, {hide: {p: (provider if hide else honest).box(a) for p, a in PLAYERS} for hide in (True, False)}
+    return t27._game(home, clock, after, orders, public=True)
 
 
 @pytest.mark.skipif(not FULL, reason="real games: PBEM_FAIRNESS28_PARTIAL_FULL=1")
